@@ -1,0 +1,27 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["e2e/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["e2e/support/global-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          // Two cores: more workers only fight the API server for CPU.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
