@@ -34,7 +34,7 @@ echo "a cold build takes 15-30 minutes on 2 cores; it happens once per machine, 
 start=$(date +%s)
 (
   cd "$here"
-  CGO_ENABLED=0 "$go" build -trimpath -ldflags "$ldflags" -o "$bin.tmp" . &
+  CGO_ENABLED=0 "$go" build -trimpath -buildvcs=false -ldflags "$ldflags" -o "$bin.tmp" . &
   pid=$!
   trap 'kill $pid 2>/dev/null' EXIT
   while kill -0 "$pid" 2>/dev/null; do

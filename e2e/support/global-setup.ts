@@ -1,5 +1,5 @@
 // One real control plane for the whole e2e run; each test gets its own namespace.
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
@@ -24,5 +24,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("controlPlaneDir", dir);
   return async () => {
     await stopControlPlane(dir);
+    // Logs stay behind only when the run crashed (the reaper stopped the control plane).
+    await rm(dir, { recursive: true, force: true });
   };
 }
