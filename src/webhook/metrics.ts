@@ -1,0 +1,38 @@
+// Webhook metrics in controller-runtime's names (what existing dashboards expect),
+// plus the outcome of each admission decision.
+import { Counter, Histogram, type Registry } from "prom-client";
+
+export type WebhookResult = "injected" | "skipped" | "allowed" | "rejected" | "error";
+
+export interface WebhookMetrics {
+  observe(webhook: string, code: number, result: WebhookResult, seconds: number): void;
+}
+
+export function createWebhookMetrics(registry: Registry): WebhookMetrics {
+  const requests = new Counter({
+    name: "controller_runtime_webhook_requests_total",
+    help: "Total number of admission requests by HTTP status code.",
+    labelNames: ["webhook", "code"],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: "controller_runtime_webhook_latency_seconds",
+    help: "Histogram of the latency of processing admission requests.",
+    labelNames: ["webhook"],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const results = new Counter({
+    name: "pod_decorator_webhook_results_total",
+    help: "Admission decisions by webhook and result (injected, skipped, allowed, rejected, error).",
+    labelNames: ["webhook", "result"],
+    registers: [registry],
+  });
+  return {
+    observe(webhook, code, result, seconds) {
+      requests.inc({ webhook, code: String(code) });
+      latency.observe({ webhook }, seconds);
+      results.inc({ webhook, result });
+    },
+  };
+}
