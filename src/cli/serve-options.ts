@@ -1,0 +1,134 @@
+// Flags of `pod-decorator serve`, each also settable from the environment as
+// POD_DECORATOR_<FLAG> (e.g. POD_DECORATOR_WEBHOOK_PORT=9443), flags winning.
+import { parseArgs } from "node:util";
+
+export interface ServeOptions {
+  kubeconfig: string | undefined;
+  webhookHost: string;
+  webhookPort: number;
+  metricsPort: number;
+  tls: { certFile: string; keyFile: string } | { selfSigned: true; hosts: string[] };
+  /** Outside a cluster: create the webhook configurations so the API server calls this URL. */
+  webhookConfigUrl: string | undefined;
+  /** Inside a cluster: the configurations are the chart's; patch their caBundle when self-signed. */
+  webhookConfigName: string;
+  failurePolicy: "Fail" | "Ignore";
+  /** The controller's own namespace: never decorated, home of the leader-election Lease. */
+  namespace: string;
+  leaderElect: boolean;
+  leaderElectionId: string;
+  /** What a pod gets when a decoration cannot be rendered: refused, or admitted undecorated with a warning. */
+  onDecorationError: "reject" | "admit";
+  logLevel: string;
+}
+
+const flags = {
+  kubeconfig: { type: "string" },
+  "webhook-host": { type: "string" },
+  "webhook-port": { type: "string" },
+  "metrics-port": { type: "string" },
+  "tls-cert-file": { type: "string" },
+  "tls-key-file": { type: "string" },
+  "self-signed": { type: "boolean" },
+  "self-signed-hosts": { type: "string" },
+  "webhook-config-url": { type: "string" },
+  "webhook-config-name": { type: "string" },
+  "failure-policy": { type: "string" },
+  namespace: { type: "string" },
+  "leader-elect": { type: "boolean" },
+  "leader-election-id": { type: "string" },
+  "on-decoration-error": { type: "string" },
+  "log-level": { type: "string" },
+} as const;
+
+export const serveUsage = `usage: pod-decorator serve [flags]
+
+  --kubeconfig FILE            kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)
+  --webhook-host HOST          address the webhook listens on (default 0.0.0.0)
+  --webhook-port PORT          HTTPS port of the admission webhooks and /healthz, /readyz (default 9443)
+  --metrics-port PORT          Prometheus metrics on plain HTTP; 0 disables (default 8080)
+  --tls-cert-file FILE         serving certificate, reloaded when the file changes
+  --tls-key-file FILE          its private key
+  --self-signed                issue a CA and serving certificate in process instead
+  --self-signed-hosts LIST     comma-separated DNS names/IPs for it (default 127.0.0.1,localhost)
+  --webhook-config-url URL     outside a cluster: create the webhook configurations to call URL
+  --webhook-config-name NAME   the configurations to patch the caBundle of (default pod-decorator)
+  --failure-policy Fail|Ignore with --webhook-config-url (default Fail)
+  --namespace NS               the controller's namespace (default $POD_NAMESPACE or pod-decorator-system)
+  --leader-elect               run controllers only while holding the Lease
+  --leader-election-id NAME    the Lease name (default pod-decorator)
+  --on-decoration-error reject|admit  refuse a pod whose decoration fails, or admit it undecorated (default reject)
+  --log-level LEVEL            pino level (default info)
+
+Every flag can also be set as POD_DECORATOR_<FLAG> in the environment.`;
+
+export class UsageError extends Error {}
+
+export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ServeOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: flags, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const value = (name: keyof typeof flags): string | undefined => {
+    const flag = parsed[name];
+    if (typeof flag === "string") return flag;
+    if (typeof flag === "boolean") return String(flag);
+    return env[`POD_DECORATOR_${name.toUpperCase().replaceAll("-", "_")}`];
+  };
+  const bool = (name: keyof typeof flags): boolean => {
+    const text = value(name);
+    if (text === undefined || text === "" || text === "false") return false;
+    if (text === "true") return true;
+    throw new UsageError(`--${name}: expected true or false, got ${JSON.stringify(text)}`);
+  };
+  const port = (name: keyof typeof flags, fallback: number): number => {
+    const text = value(name) ?? String(fallback);
+    const number = Number(text);
+    if (!Number.isInteger(number) || number < 0 || number > 65535) throw new UsageError(`--${name}: not a port: ${JSON.stringify(text)}`);
+    return number;
+  };
+  const oneOf = <T extends string>(name: keyof typeof flags, allowed: readonly T[], fallback: T): T => {
+    const text = value(name) ?? fallback;
+    if (!(allowed as readonly string[]).includes(text)) throw new UsageError(`--${name}: must be one of ${allowed.join(", ")}, got ${JSON.stringify(text)}`);
+    return text as T;
+  };
+
+  const certFile = value("tls-cert-file");
+  const keyFile = value("tls-key-file");
+  const selfSigned = bool("self-signed");
+  if (selfSigned && (certFile !== undefined || keyFile !== undefined)) {
+    throw new UsageError("--self-signed and --tls-cert-file/--tls-key-file are exclusive");
+  }
+  if (!selfSigned && (certFile === undefined || keyFile === undefined)) {
+    throw new UsageError("give --tls-cert-file and --tls-key-file, or --self-signed");
+  }
+  const webhookConfigUrl = value("webhook-config-url");
+  if (webhookConfigUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(webhookConfigUrl);
+    } catch {
+      throw new UsageError(`--webhook-config-url: not a URL: ${JSON.stringify(webhookConfigUrl)}`);
+    }
+    if (url.protocol !== "https:") throw new UsageError("--webhook-config-url: the API server calls webhooks over https only");
+  }
+  const hosts = (value("self-signed-hosts") ?? "127.0.0.1,localhost").split(",").map((host) => host.trim()).filter((host) => host !== "");
+
+  return {
+    kubeconfig: value("kubeconfig"),
+    webhookHost: value("webhook-host") ?? "0.0.0.0",
+    webhookPort: port("webhook-port", 9443),
+    metricsPort: port("metrics-port", 8080),
+    tls: selfSigned ? { selfSigned: true, hosts } : { certFile: certFile!, keyFile: keyFile! },
+    webhookConfigUrl,
+    webhookConfigName: value("webhook-config-name") ?? "pod-decorator",
+    failurePolicy: oneOf("failure-policy", ["Fail", "Ignore"], "Fail"),
+    namespace: value("namespace") ?? env.POD_NAMESPACE ?? "pod-decorator-system",
+    leaderElect: bool("leader-elect"),
+    leaderElectionId: value("leader-election-id") ?? "pod-decorator",
+    onDecorationError: oneOf("on-decoration-error", ["reject", "admit"], "reject"),
+    logLevel: value("log-level") ?? "info",
+  };
+}

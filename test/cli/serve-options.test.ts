@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { parseServeOptions, UsageError } from "../../src/cli/serve-options.ts";
+
+describe("serve options", () => {
+  it("applies the documented defaults", () => {
+    const options = parseServeOptions(["--self-signed"], {});
+    expect(options).toMatchObject({
+      webhookHost: "0.0.0.0",
+      webhookPort: 9443,
+      metricsPort: 8080,
+      tls: { selfSigned: true, hosts: ["127.0.0.1", "localhost"] },
+      failurePolicy: "Fail",
+      namespace: "pod-decorator-system",
+      leaderElect: false,
+      leaderElectionId: "pod-decorator",
+      onDecorationError: "reject",
+    });
+  });
+
+  it("reads POD_DECORATOR_* variables and lets flags win", () => {
+    const env = { POD_DECORATOR_WEBHOOK_PORT: "10443", POD_DECORATOR_LEADER_ELECT: "true", POD_DECORATOR_SELF_SIGNED: "true", POD_NAMESPACE: "ops" };
+    const options = parseServeOptions(["--webhook-port", "11443"], env);
+    expect(options.webhookPort).toBe(11443);
+    expect(options.leaderElect).toBe(true);
+    expect(options.namespace).toBe("ops");
+  });
+
+  it("takes certificate files instead of a self-signed certificate", () => {
+    const options = parseServeOptions(["--tls-cert-file", "/tls/tls.crt", "--tls-key-file", "/tls/tls.key"], {});
+    expect(options.tls).toEqual({ certFile: "/tls/tls.crt", keyFile: "/tls/tls.key" });
+  });
+
+  it.each([
+    [[], /--tls-cert-file and --tls-key-file, or --self-signed/],
+    [["--self-signed", "--tls-cert-file", "a"], /exclusive/],
+    [["--self-signed", "--webhook-port", "99999"], /--webhook-port: not a port/],
+    [["--self-signed", "--failure-policy", "Sometimes"], /--failure-policy: must be one of Fail, Ignore/],
+    [["--self-signed", "--webhook-config-url", "http://127.0.0.1:9443"], /https only/],
+    [["--self-signed", "--no-such-flag"], /no-such-flag/],
+  ])("rejects %j with a clear message", (argv, message) => {
+    expect(() => parseServeOptions(argv, {})).toThrow(UsageError);
+    expect(() => parseServeOptions(argv, {})).toThrow(message);
+  });
+});
