@@ -1,0 +1,53 @@
+// core/v1 access for the controllers: pods (with status), events, and namespaces (read only).
+import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
+import type { Event, Namespace, Pod } from "./objects.ts";
+import { listItems, toPlain } from "./plain.ts";
+import { resourceClient, statusClient, type ListOptions, type ResourceClient, type StatusClient } from "./resource-client.ts";
+import { resources } from "./resources.ts";
+
+export interface NamespaceClient {
+  get(name: string): Promise<Namespace>;
+  list(options?: ListOptions): Promise<Namespace[]>;
+}
+
+export interface CoreClient {
+  pods: ResourceClient<Pod> & StatusClient<Pod>;
+  events: ResourceClient<Event>;
+  namespaces: NamespaceClient;
+}
+
+export function coreClient(config: KubeConfig): CoreClient {
+  const api = config.makeApiClient(CoreV1Api);
+  const pods = resourceClient<Pod>(resources.pods, {
+    get: (namespace, name) => api.readNamespacedPod({ namespace, name }),
+    list: (namespace, options) => (namespace === undefined ? api.listPodForAllNamespaces(options) : api.listNamespacedPod({ namespace, ...options })),
+    create: (namespace, body, fieldManager) => api.createNamespacedPod({ namespace, body: body as V1Pod, fieldManager }),
+    replace: (namespace, name, body, fieldManager) => api.replaceNamespacedPod({ namespace, name, body: body as V1Pod, fieldManager }),
+    patch: (args, options) => api.patchNamespacedPod(args, options),
+    delete: (namespace, name, body) => api.deleteNamespacedPod({ namespace, name, body }),
+  });
+  const podStatus = statusClient<Pod>(resources.pods, {
+    patchStatus: (args, options) => api.patchNamespacedPodStatus(args, options),
+    replaceStatus: (namespace, name, body, fieldManager) => api.replaceNamespacedPodStatus({ namespace, name, body: body as V1Pod, fieldManager }),
+  });
+  const events = resourceClient<Event>(resources.events, {
+    get: (namespace, name) => api.readNamespacedEvent({ namespace, name }),
+    list: (namespace, options) => (namespace === undefined ? api.listEventForAllNamespaces(options) : api.listNamespacedEvent({ namespace, ...options })),
+    create: (namespace, body, fieldManager) => api.createNamespacedEvent({ namespace, body: body as CoreV1Event, fieldManager }),
+    replace: (namespace, name, body, fieldManager) => api.replaceNamespacedEvent({ namespace, name, body: body as CoreV1Event, fieldManager }),
+    patch: (args, options) => api.patchNamespacedEvent(args, options),
+    delete: (namespace, name, body) => api.deleteNamespacedEvent({ namespace, name, body }),
+  });
+  return {
+    pods: { ...pods, ...podStatus },
+    events,
+    namespaces: {
+      async get(name) {
+        return { ...toPlain(await api.readNamespace({ name })), apiVersion: "v1", kind: "Namespace" };
+      },
+      async list(options = {}) {
+        return listItems(await api.listNamespace(options), "v1", "Namespace");
+      },
+    },
+  };
+}

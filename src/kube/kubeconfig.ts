@@ -1,0 +1,43 @@
+// Where the process finds its cluster, in controller-runtime's order: the --kubeconfig flag,
+// then $KUBECONFIG, then the in-cluster service account, then ~/.kube/config.
+import { existsSync } from "node:fs";
+import { KubeConfig } from "@kubernetes/client-node";
+
+const serviceAccountToken = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+
+export type KubeConfigSource = "flag" | "env" | "in-cluster" | "default";
+
+export interface LoadedKubeConfig {
+  config: KubeConfig;
+  source: KubeConfigSource;
+}
+
+export interface KubeConfigOptions {
+  /** The --kubeconfig flag, when given. */
+  kubeconfig?: string | undefined;
+  /** Injected for tests; defaults to the process environment. */
+  env?: NodeJS.ProcessEnv;
+  /** Injected for tests; defaults to checking the service-account token file. */
+  inCluster?: () => boolean;
+}
+
+export function loadKubeConfig(options: KubeConfigOptions = {}): LoadedKubeConfig {
+  const env = options.env ?? process.env;
+  const inCluster = options.inCluster ?? (() => env.KUBERNETES_SERVICE_HOST !== undefined && existsSync(serviceAccountToken));
+  const config = new KubeConfig();
+  if (options.kubeconfig !== undefined && options.kubeconfig !== "") {
+    config.loadFromFile(options.kubeconfig);
+    return { config, source: "flag" };
+  }
+  if (env.KUBECONFIG !== undefined && env.KUBECONFIG !== "") {
+    // loadFromDefault merges every file of a KUBECONFIG path list the way kubectl does.
+    config.loadFromDefault();
+    return { config, source: "env" };
+  }
+  if (inCluster()) {
+    config.loadFromCluster();
+    return { config, source: "in-cluster" };
+  }
+  config.loadFromDefault();
+  return { config, source: "default" };
+}

@@ -1,0 +1,42 @@
+// The resource types the controllers list and watch, described once so that paths,
+// list items' kind/apiVersion and informer names all come from the same place.
+
+export interface ResourceType {
+  /** "" for the core group. */
+  group: string;
+  version: string;
+  /** Lower-case plural, as in the URL. */
+  plural: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+export const kusionGroup = "apps.kusionstack.io";
+export const kusionVersion = "v1alpha1";
+
+export const resources = {
+  pods: { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true },
+  events: { group: "", version: "v1", plural: "events", kind: "Event", namespaced: true },
+  namespaces: { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false },
+  configMaps: { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true },
+  controllerRevisions: { group: "apps", version: "v1", plural: "controllerrevisions", kind: "ControllerRevision", namespaced: true },
+  leases: { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true },
+  podDecorations: { group: kusionGroup, version: kusionVersion, plural: "poddecorations", kind: "PodDecoration", namespaced: true },
+  collaSets: { group: kusionGroup, version: kusionVersion, plural: "collasets", kind: "CollaSet", namespaced: true },
+} as const satisfies Record<string, ResourceType>;
+
+export function apiVersionOf(resource: ResourceType): string {
+  return resource.group === "" ? resource.version : `${resource.group}/${resource.version}`;
+}
+
+/** The collection URL path, across all namespaces when namespace is undefined. */
+export function collectionPath(resource: ResourceType, namespace?: string): string {
+  const base = resource.group === "" ? `/api/${resource.version}` : `/apis/${resource.group}/${resource.version}`;
+  if (!resource.namespaced || namespace === undefined) return `${base}/${resource.plural}`;
+  return `${base}/namespaces/${encodeURIComponent(namespace)}/${resource.plural}`;
+}
+
+/** A short stable name for logs and metrics, e.g. "pods" or "poddecorations.apps.kusionstack.io". */
+export function resourceName(resource: ResourceType): string {
+  return resource.group === "" ? resource.plural : `${resource.plural}.${resource.group}`;
+}
