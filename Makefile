@@ -58,6 +58,9 @@ typecheck: node_modules/.installed ## tsc --noEmit over src, test and e2e
 build: node_modules/.installed ## compile to dist/
 	npx tsc -p tsconfig.build.json
 
+crds: node_modules/.installed ## regenerate config/crd/*.yaml from the schemas in src/api
+	$(NODE) src/cli/main.ts crds --output-dir config/crd
+
 test-unit: node_modules/.installed ## unit tests (no cluster)
 	npx vitest run --project unit
 

@@ -1,0 +1,151 @@
+// CollaSet (apps.kusionstack.io/v1alpha1, DESIGN §6), the subset of KusionStack's that this
+// project runs, plus the fields its manifests carry so they apply unchanged. Like
+// poddecoration.ts, the schema is the type, the CRD schema and the validator.
+//
+// Exports: CollaSet, CollaSetSpec, CollaSetStatus (types); defaultCollaSet(cls): CollaSet (pure);
+// validateCollaSet(value): FieldError[].
+import Type, { type Static } from "typebox";
+import { Value } from "typebox/value";
+import { childPath, type FieldError, indexPath, invalidError, notSupportedError, requiredError } from "./field-errors.ts";
+import { API_VERSION } from "./group.ts";
+import { ConditionSchema, ObjectMetaSchema, PodTemplateSpecSchema } from "./kubernetes.ts";
+import { isEmptySelector, LabelSelectorSchema, parseLabelSelector } from "./label-selector.ts";
+import { IntOrString, OpenObject, StringEnum } from "./openapi.ts";
+import { validateContainers, validateLabels, validateObjectName, validateVolumes } from "./pod-validation.ts";
+import { schemaChecker } from "./schema-validation.ts";
+
+export const COLLASET_KIND = "CollaSet";
+export const COLLASET_PLURAL = "collasets";
+
+export const POD_UPGRADE_POLICIES = ["Recreate", "InPlaceIfPossible", "InPlaceOnly"] as const;
+export const PVC_RETENTION_POLICIES = ["Retain", "Delete"] as const;
+
+export const CollaSetSpecSchema = Type.Object({
+  paused: Type.Optional(Type.Boolean({ description: "Stops scaling and updating." })),
+  replicas: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  selector: LabelSelectorSchema,
+  template: PodTemplateSpecSchema,
+  volumeClaimTemplates: Type.Optional(Type.Array(OpenObject())),
+  updateStrategy: Type.Optional(Type.Object({
+    rollingUpdate: Type.Optional(Type.Object({
+      byPartition: Type.Optional(Type.Object({
+        partition: Type.Optional(Type.Integer({ minimum: 0, description: "Number of pods that stay on their current revision." })),
+      })),
+      byLabel: Type.Optional(Type.Object({})),
+      maxUnavailable: Type.Optional(IntOrString({
+        default: 1,
+        description: "Pods of this CollaSet that an update may make unavailable at once: a count or a percentage of replicas.",
+      })),
+    }, { default: {} })),
+    podUpgradePolicy: Type.Optional(StringEnum(POD_UPGRADE_POLICIES, { default: "InPlaceIfPossible" })),
+    operationDelaySeconds: Type.Optional(Type.Integer({ minimum: 0 })),
+  }, { default: {} })),
+  scaleStrategy: Type.Optional(Type.Object({
+    context: Type.Optional(Type.String()),
+    podToExclude: Type.Optional(Type.Array(Type.String())),
+    podToInclude: Type.Optional(Type.Array(Type.String())),
+    podToDelete: Type.Optional(Type.Array(Type.String(), { description: "Names of pods to delete (and replace, while replicas stays)." })),
+    persistentVolumeClaimRetentionPolicy: Type.Optional(Type.Object({
+      whenDeleted: Type.Optional(StringEnum(PVC_RETENTION_POLICIES)),
+      whenScaled: Type.Optional(StringEnum(PVC_RETENTION_POLICIES)),
+    })),
+    operationDelaySeconds: Type.Optional(Type.Integer({ minimum: 0 })),
+  })),
+  historyLimit: Type.Optional(Type.Integer({ minimum: 1, default: 20, description: "ControllerRevisions kept." })),
+});
+export type CollaSetSpec = Static<typeof CollaSetSpecSchema>;
+
+export const CollaSetStatusSchema = Type.Object({
+  observedGeneration: Type.Optional(Type.Integer()),
+  currentRevision: Type.Optional(Type.String()),
+  updatedRevision: Type.Optional(Type.String()),
+  collisionCount: Type.Optional(Type.Integer()),
+  replicas: Type.Optional(Type.Integer()),
+  readyReplicas: Type.Optional(Type.Integer()),
+  availableReplicas: Type.Optional(Type.Integer()),
+  updatedReplicas: Type.Optional(Type.Integer()),
+  updatedReadyReplicas: Type.Optional(Type.Integer()),
+  updatedAvailableReplicas: Type.Optional(Type.Integer()),
+  conditions: Type.Optional(Type.Array(ConditionSchema)),
+});
+export type CollaSetStatus = Static<typeof CollaSetStatusSchema>;
+
+export const CollaSetSchema = Type.Object({
+  apiVersion: Type.Optional(Type.String()),
+  kind: Type.Optional(Type.String()),
+  metadata: ObjectMetaSchema,
+  spec: CollaSetSpecSchema,
+  status: Type.Optional(CollaSetStatusSchema),
+});
+export type CollaSet = Static<typeof CollaSetSchema>;
+
+/** Fills in every schema default; pure (the input is not touched) and tolerant of malformed input. */
+export function defaultCollaSet(cls: CollaSet): CollaSet {
+  return Value.Default(CollaSetSchema, structuredClone(cls)) as CollaSet;
+}
+
+const metadataChecker = schemaChecker(ObjectMetaSchema);
+const specChecker = schemaChecker(CollaSetSpecSchema);
+
+/** Structural validation, before or after defaulting; status is not validated. */
+export function validateCollaSet(value: unknown): FieldError[] {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return [invalidError("", value, "must be an object")];
+  const object = value as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  if (object.apiVersion !== API_VERSION) errors.push(notSupportedError("apiVersion", object.apiVersion, [API_VERSION]));
+  if (object.kind !== COLLASET_KIND) errors.push(notSupportedError("kind", object.kind, [COLLASET_KIND]));
+  if (object.metadata === undefined) errors.push(requiredError("metadata"));
+  else errors.push(...metadataChecker.errors(object.metadata, "metadata"));
+  if (object.spec === undefined) errors.push(requiredError("spec"));
+  else errors.push(...specChecker.errors(object.spec, "spec"));
+  if (errors.length > 0) return errors;
+
+  const cls = value as CollaSet;
+  errors.push(...validateObjectName(cls.metadata, "metadata"));
+  errors.push(...validateSpec(cls.spec));
+  return errors;
+}
+
+function validateSpec(spec: CollaSetSpec): FieldError[] {
+  const errors: FieldError[] = [];
+  const templateLabels = spec.template.metadata?.labels ?? {};
+  errors.push(...validateLabels(templateLabels, "spec.template.metadata.labels"));
+  const selector = parseLabelSelector(spec.selector, "spec.selector");
+  if (!selector.ok) {
+    errors.push(...selector.errors);
+  } else if (isEmptySelector(spec.selector)) {
+    errors.push(invalidError("spec.selector", spec.selector, "empty selector is invalid: it would select every pod in the namespace"));
+  } else if (!selector.matches(templateLabels)) {
+    errors.push(invalidError("spec.template.metadata.labels", templateLabels, "`selector` does not match template `labels`"));
+  }
+
+  const podSpec = spec.template.spec;
+  if (podSpec === undefined) {
+    errors.push(requiredError("spec.template.spec"));
+  } else {
+    if (podSpec.containers.length === 0) errors.push(requiredError("spec.template.spec.containers", "a pod needs at least one container"));
+    errors.push(...validateContainers([
+      ...(podSpec.initContainers ?? []).map((container, index) => ({ container, path: indexPath("spec.template.spec.initContainers", index) })),
+      ...podSpec.containers.map((container, index) => ({ container, path: indexPath("spec.template.spec.containers", index) })),
+    ]));
+    errors.push(...validateVolumes(podSpec.volumes ?? [], "spec.template.spec.volumes"));
+  }
+
+  const maxUnavailable = spec.updateStrategy?.rollingUpdate?.maxUnavailable;
+  if (maxUnavailable !== undefined) errors.push(...validateMaxUnavailable(maxUnavailable, "spec.updateStrategy.rollingUpdate.maxUnavailable"));
+
+  (spec.scaleStrategy?.podToDelete ?? []).forEach((name, index) => {
+    if (name === "") errors.push(requiredError(indexPath(childPath("spec.scaleStrategy", "podToDelete"), index)));
+  });
+  return errors;
+}
+
+/** A positive count or a percentage in (0%, 100%]: with 0 no pod could ever be updated. */
+function validateMaxUnavailable(value: number | string, path: string): FieldError[] {
+  if (typeof value === "number") return value >= 1 ? [] : [invalidError(path, value, "must be greater than or equal to 1")];
+  const match = /^(\d+)%$/.exec(value);
+  if (match === null) return [invalidError(path, value, "a string must be a percentage like '25%'")];
+  const percent = Number(match[1]);
+  if (percent < 1 || percent > 100) return [invalidError(path, value, "must be between 1% and 100%")];
+  return [];
+}

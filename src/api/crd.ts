@@ -1,0 +1,178 @@
+// CustomResourceDefinitions generated from the kinds' schemas (used by `pod-decorator crds`
+// and `make crds`; the committed config/crd/*.yaml must equal this output). Kubernetes
+// requires structural schemas, so the conversion rejects any keyword it cannot vouch for
+// rather than emitting a CRD the API server would refuse.
+import type { TSchema } from "typebox";
+import { COLLASET_KIND, COLLASET_PLURAL, CollaSetSpecSchema, CollaSetStatusSchema } from "./collaset.ts";
+import { GROUP, VERSION } from "./group.ts";
+import { POD_DECORATION_KIND, POD_DECORATION_PLURAL, PodDecorationSpecSchema, PodDecorationStatusSchema } from "./poddecoration.ts";
+
+/** An OpenAPI v3 schema as CRDs accept it (apiextensions.k8s.io/v1 JSONSchemaProps). */
+export type JsonSchemaProps = Record<string, unknown>;
+
+export interface PrinterColumn {
+  name: string;
+  type: "integer" | "string" | "date" | "boolean" | "number";
+  jsonPath: string;
+  description?: string;
+}
+
+export interface CustomResourceDefinition {
+  apiVersion: "apiextensions.k8s.io/v1";
+  kind: "CustomResourceDefinition";
+  metadata: { name: string };
+  spec: {
+    group: string;
+    names: { kind: string; listKind: string; plural: string; singular: string; shortNames: string[] };
+    scope: "Namespaced";
+    versions: {
+      name: string;
+      served: boolean;
+      storage: boolean;
+      schema: { openAPIV3Schema: JsonSchemaProps };
+      subresources: { status: Record<string, never>; scale?: { specReplicasPath: string; statusReplicasPath: string } };
+      additionalPrinterColumns: PrinterColumn[];
+    }[];
+  };
+}
+
+const ALLOWED_KEYWORDS = new Set([
+  "type", "format", "description", "properties", "required", "items", "additionalProperties", "enum", "default",
+  "minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "pattern", "nullable", "anyOf",
+  "x-kubernetes-preserve-unknown-fields", "x-kubernetes-int-or-string", "x-kubernetes-map-type",
+  "x-kubernetes-list-type", "x-kubernetes-list-map-keys", "x-kubernetes-validations",
+]);
+
+/** A TypeBox schema as a structural CRD schema; throws on keywords a CRD schema may not carry. */
+export function toStructuralSchema(schema: TSchema, path = "<root>"): JsonSchemaProps {
+  // JSON round trip: drops TypeBox's non-enumerable markers and shares no objects with the schema.
+  const plain = JSON.parse(JSON.stringify(schema)) as JsonSchemaProps;
+  return convert(plain, path);
+}
+
+function convert(node: JsonSchemaProps, path: string): JsonSchemaProps {
+  const result: JsonSchemaProps = {};
+  for (const [keyword, value] of Object.entries(node)) {
+    if (!ALLOWED_KEYWORDS.has(keyword)) throw new Error(`${path}: keyword ${keyword} is not allowed in a structural CRD schema`);
+    switch (keyword) {
+      case "properties":
+        result.properties = Object.fromEntries(
+          Object.entries(value as Record<string, JsonSchemaProps>).map(([name, child]) => [name, convert(child, `${path}.${name}`)]),
+        );
+        break;
+      case "items":
+        result.items = convert(value as JsonSchemaProps, `${path}[]`);
+        break;
+      case "additionalProperties":
+        result.additionalProperties = typeof value === "object" ? convert(value as JsonSchemaProps, `${path}{}`) : value;
+        break;
+      case "required":
+        // TypeBox emits `required: []` for all-optional objects; Kubernetes prints nothing for it.
+        if ((value as string[]).length > 0) result.required = value;
+        break;
+      default:
+        result[keyword] = value;
+    }
+  }
+  const isIntOrString = result["x-kubernetes-int-or-string"] === true;
+  const preserves = result["x-kubernetes-preserve-unknown-fields"] === true;
+  if (result.type === undefined && !isIntOrString && !preserves) throw new Error(`${path}: a structural schema needs a type`);
+  if (result.anyOf !== undefined && !isIntOrString) throw new Error(`${path}: anyOf is only allowed for int-or-string`);
+  return result;
+}
+
+function rootSchema(description: string, spec: TSchema, status: TSchema, kind: string): JsonSchemaProps {
+  return {
+    type: "object",
+    description,
+    properties: {
+      apiVersion: { type: "string", description: "APIVersion defines the versioned schema of this representation of an object." },
+      kind: { type: "string", description: "Kind is a string value representing the REST resource this object represents." },
+      // The API server owns metadata's schema; a CRD may only constrain name and generateName.
+      metadata: { type: "object" },
+      spec: toStructuralSchema(spec, `${kind}.spec`),
+      status: toStructuralSchema(status, `${kind}.status`),
+    },
+    required: ["spec"],
+  };
+}
+
+const AGE: PrinterColumn = { name: "AGE", type: "date", jsonPath: ".metadata.creationTimestamp" };
+
+export function podDecorationDefinition(): CustomResourceDefinition {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${POD_DECORATION_PLURAL}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: { kind: POD_DECORATION_KIND, listKind: `${POD_DECORATION_KIND}List`, plural: POD_DECORATION_PLURAL, singular: "poddecoration", shortNames: ["pd"] },
+      scope: "Namespaced",
+      versions: [{
+        name: VERSION,
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: rootSchema(
+            "PodDecoration renders sidecars, init containers, env, volumes, scheduling constraints and metadata into the pods its selector matches.",
+            PodDecorationSpecSchema,
+            PodDecorationStatusSchema,
+            POD_DECORATION_KIND,
+          ),
+        },
+        subresources: { status: {} },
+        additionalPrinterColumns: [
+          { name: "MATCHED", type: "integer", jsonPath: ".status.matchedPods", description: "Pods the selector matches." },
+          { name: "INJECTED", type: "integer", jsonPath: ".status.injectedPods", description: "Pods carrying any revision of this decoration." },
+          { name: "UPDATED", type: "integer", jsonPath: ".status.updatedPods", description: "Pods carrying the updated revision." },
+          { name: "UPDATED_READY", type: "integer", jsonPath: ".status.updatedReadyPods", description: "Ready pods carrying the updated revision." },
+          { name: "CURRENT_REVISION", type: "string", jsonPath: ".status.currentRevision", description: "The revision every matched pod had before the current rollout." },
+          { name: "UPDATED_REVISION", type: "string", jsonPath: ".status.updatedRevision", description: "The revision of the current spec." },
+          AGE,
+        ],
+      }],
+    },
+  };
+}
+
+export function collaSetDefinition(): CustomResourceDefinition {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${COLLASET_PLURAL}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: { kind: COLLASET_KIND, listKind: `${COLLASET_KIND}List`, plural: COLLASET_PLURAL, singular: "collaset", shortNames: ["cls"] },
+      scope: "Namespaced",
+      versions: [{
+        name: VERSION,
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: rootSchema(
+            "CollaSet runs replicas of a pod template with stable instance ids and updates them in place where Kubernetes allows it.",
+            CollaSetSpecSchema,
+            CollaSetStatusSchema,
+            COLLASET_KIND,
+          ),
+        },
+        subresources: { status: {}, scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" } },
+        additionalPrinterColumns: [
+          { name: "DESIRED", type: "integer", jsonPath: ".spec.replicas", description: "The desired number of pods." },
+          { name: "CURRENT", type: "integer", jsonPath: ".status.replicas", description: "The number of pods." },
+          { name: "UPDATED", type: "integer", jsonPath: ".status.updatedReplicas", description: "Pods on the updated revision." },
+          { name: "UPDATED_READY", type: "integer", jsonPath: ".status.updatedReadyReplicas", description: "Ready pods on the updated revision." },
+          { name: "AVAILABLE", type: "integer", jsonPath: ".status.availableReplicas", description: "Available pods." },
+          { name: "CURRENT_REVISION", type: "string", jsonPath: ".status.currentRevision", description: "The current revision." },
+          { name: "UPDATED_REVISION", type: "string", jsonPath: ".status.updatedRevision", description: "The updated revision." },
+          AGE,
+        ],
+      }],
+    },
+  };
+}
+
+/** Every CRD this project serves, in a stable order. */
+export function customResourceDefinitions(): CustomResourceDefinition[] {
+  return [collaSetDefinition(), podDecorationDefinition()];
+}

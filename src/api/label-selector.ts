@@ -1,0 +1,108 @@
+// metav1.LabelSelector: its schema, its validation and its meaning. The meaning lives here,
+// next to the type, because both the engine (which decorations select a pod) and CollaSet
+// validation (the selector must match the template's labels) need it.
+import Type, { type Static } from "typebox";
+import { childPath, type FieldError, forbiddenError, indexPath, invalidError, keyPath, notSupportedError, requiredError } from "./field-errors.ts";
+import { labelValueErrors, qualifiedNameErrors } from "./names.ts";
+import { StringEnum, StringMap } from "./openapi.ts";
+
+export const LABEL_SELECTOR_OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist"] as const;
+
+export const LabelSelectorRequirementSchema = Type.Object({
+  key: Type.String(),
+  operator: StringEnum(LABEL_SELECTOR_OPERATORS),
+  values: Type.Optional(Type.Array(Type.String())),
+});
+
+export const LabelSelectorSchema = Type.Object(
+  {
+    matchLabels: Type.Optional(StringMap()),
+    matchExpressions: Type.Optional(Type.Array(LabelSelectorRequirementSchema)),
+  },
+  { "x-kubernetes-map-type": "atomic" },
+);
+
+export type LabelSelector = Static<typeof LabelSelectorSchema>;
+export type LabelSelectorRequirement = Static<typeof LabelSelectorRequirementSchema>;
+export type Labels = Readonly<Record<string, string>>;
+
+/** Whether a label set satisfies a selector. */
+export type LabelMatcher = (labels: Labels) => boolean;
+
+export type ParsedLabelSelector = { ok: true; matches: LabelMatcher } | { ok: false; errors: FieldError[] };
+
+/**
+ * Validates a selector and compiles it to a matcher with Kubernetes semantics: every
+ * `matchLabels` pair and every `matchExpressions` requirement must hold; `{}` matches
+ * everything. `path` prefixes the field paths of errors.
+ */
+export function parseLabelSelector(selector: LabelSelector, path = "selector"): ParsedLabelSelector {
+  const errors = validateLabelSelector(selector, path);
+  if (errors.length > 0) return { ok: false, errors };
+  const pairs = Object.entries(selector.matchLabels ?? {});
+  const requirements = (selector.matchExpressions ?? []).map(compileRequirement);
+  return {
+    ok: true,
+    matches: (labels) => pairs.every(([key, value]) => labels[key] === value) && requirements.every((requirement) => requirement(labels)),
+  };
+}
+
+function compileRequirement(requirement: LabelSelectorRequirement): LabelMatcher {
+  const { key } = requirement;
+  const values = new Set(requirement.values ?? []);
+  switch (requirement.operator) {
+    case "In":
+      return (labels) => Object.hasOwn(labels, key) && values.has(labels[key] ?? "");
+    case "NotIn":
+      // As in apimachinery: a pod without the key satisfies NotIn.
+      return (labels) => !Object.hasOwn(labels, key) || !values.has(labels[key] ?? "");
+    case "Exists":
+      return (labels) => Object.hasOwn(labels, key);
+    case "DoesNotExist":
+      return (labels) => !Object.hasOwn(labels, key);
+  }
+}
+
+/** Structural validation of a selector, as the API server does for Deployments and Services. */
+export function validateLabelSelector(selector: LabelSelector, path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const matchLabelsPath = childPath(path, "matchLabels");
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    for (const reason of qualifiedNameErrors(key)) errors.push(invalidError(matchLabelsPath, key, reason));
+    for (const reason of labelValueErrors(value)) errors.push(invalidError(keyPath(matchLabelsPath, key), value, reason));
+  }
+  (selector.matchExpressions ?? []).forEach((requirement, index) => {
+    const requirementPath = indexPath(childPath(path, "matchExpressions"), index);
+    errors.push(...validateRequirement(requirement, requirementPath));
+  });
+  return errors;
+}
+
+function validateRequirement(requirement: LabelSelectorRequirement, path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const reason of qualifiedNameErrors(requirement.key)) errors.push(invalidError(childPath(path, "key"), requirement.key, reason));
+  const values = requirement.values ?? [];
+  const valuesPath = childPath(path, "values");
+  switch (requirement.operator) {
+    case "In":
+    case "NotIn":
+      if (values.length === 0) errors.push(requiredError(valuesPath, "must be specified when `operator` is 'In' or 'NotIn'"));
+      break;
+    case "Exists":
+    case "DoesNotExist":
+      if (values.length > 0) errors.push(forbiddenError(valuesPath, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      break;
+    default:
+      // Reachable only with input that skipped schema validation.
+      errors.push(notSupportedError(childPath(path, "operator"), requirement.operator, LABEL_SELECTOR_OPERATORS));
+  }
+  values.forEach((value, index) => {
+    for (const reason of labelValueErrors(value)) errors.push(invalidError(indexPath(valuesPath, index), value, reason));
+  });
+  return errors;
+}
+
+/** True for `{}` (and only then): a selector that selects every object. */
+export function isEmptySelector(selector: LabelSelector): boolean {
+  return Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0;
+}

@@ -1,0 +1,81 @@
+// Kubernetes' name grammars (apimachinery/pkg/util/validation), used to validate label
+// keys, label values and object names, and by the engine to check the labels it records.
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+export const DNS1123_LABEL_MAX_LENGTH = 63;
+export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
+export const LABEL_VALUE_MAX_LENGTH = 63;
+const QUALIFIED_NAME_MAX_LENGTH = 63;
+
+/** Reasons `value` is not a DNS-1123 label (container, volume names); empty when it is one. */
+export function dns1123LabelErrors(value: string): string[] {
+  const errors: string[] = [];
+  if (value.length > DNS1123_LABEL_MAX_LENGTH) errors.push(`must be no more than ${DNS1123_LABEL_MAX_LENGTH} characters`);
+  if (!DNS1123_LABEL.test(value)) {
+    errors.push("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character");
+  }
+  return errors;
+}
+
+/** Reasons `value` is not a DNS-1123 subdomain (object names); empty when it is one. */
+export function dns1123SubdomainErrors(value: string): string[] {
+  const errors: string[] = [];
+  if (value.length > DNS1123_SUBDOMAIN_MAX_LENGTH) errors.push(`must be no more than ${DNS1123_SUBDOMAIN_MAX_LENGTH} characters`);
+  if (!DNS1123_SUBDOMAIN.test(value)) {
+    errors.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character");
+  }
+  return errors;
+}
+
+/** Reasons `value` is not a qualified name (label and annotation keys); empty when it is one. */
+export function qualifiedNameErrors(value: string): string[] {
+  const parts = value.split("/");
+  let name: string;
+  const errors: string[] = [];
+  if (parts.length === 1) {
+    name = value;
+  } else if (parts.length === 2) {
+    const prefix = parts[0] ?? "";
+    name = parts[1] ?? "";
+    if (prefix.length === 0) errors.push("prefix part must be non-empty");
+    else for (const error of dns1123SubdomainErrors(prefix)) errors.push(`prefix part ${error}`);
+  } else {
+    return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS subdomain prefix and '/'"];
+  }
+  if (name.length === 0) errors.push("name part must be non-empty");
+  else if (name.length > QUALIFIED_NAME_MAX_LENGTH) errors.push(`name part must be no more than ${QUALIFIED_NAME_MAX_LENGTH} characters`);
+  if (name.length > 0 && !QUALIFIED_NAME_PART.test(name)) {
+    errors.push("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character");
+  }
+  return errors;
+}
+
+/** Reasons `value` is not a valid label value; empty when it is one (the empty string is valid). */
+export function labelValueErrors(value: string): string[] {
+  const errors: string[] = [];
+  if (value.length > LABEL_VALUE_MAX_LENGTH) errors.push(`must be no more than ${LABEL_VALUE_MAX_LENGTH} characters`);
+  if (!LABEL_VALUE.test(value)) {
+    errors.push("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character");
+  }
+  return errors;
+}
+
+export function isQualifiedName(value: string): boolean {
+  return qualifiedNameErrors(value).length === 0;
+}
+
+export function isLabelValue(value: string): boolean {
+  return value.length <= LABEL_VALUE_MAX_LENGTH && LABEL_VALUE.test(value);
+}
+
+export function isDns1123Label(value: string): boolean {
+  return value.length <= DNS1123_LABEL_MAX_LENGTH && DNS1123_LABEL.test(value);
+}
+
+export function isDns1123Subdomain(value: string): boolean {
+  return value.length <= DNS1123_SUBDOMAIN_MAX_LENGTH && DNS1123_SUBDOMAIN.test(value);
+}

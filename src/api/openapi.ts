@@ -1,0 +1,29 @@
+// Schema constructors for the shapes Kubernetes' structural OpenAPI v3 accepts, so that the
+// TypeBox schemas in this folder serve unchanged as CRD `openAPIV3Schema` fragments, as
+// runtime validators and, through `Static<>`, as TypeScript types. TypeBox's own `Enum`,
+// `Record` and `Union` emit `const`, `patternProperties` and typed `anyOf` branches, which a
+// structural schema forbids; these emit the Kubernetes form instead.
+import Type, { type TSchemaOptions, type TUnsafe } from "typebox";
+
+/** A string restricted to `values`: `{type: string, enum: [...]}`. */
+export function StringEnum<const Values extends readonly string[]>(values: Values, options: TSchemaOptions = {}): TUnsafe<Values[number]> {
+  return Type.Unsafe<Values[number]>({ ...options, type: "string", enum: [...values] });
+}
+
+/** A map of strings (labels, annotations, matchLabels): `{type: object, additionalProperties: {type: string}}`. */
+export function StringMap(options: TSchemaOptions = {}): TUnsafe<Record<string, string>> {
+  return Type.Unsafe<Record<string, string>>({ ...options, type: "object", additionalProperties: { type: "string" } });
+}
+
+/** Kubernetes' IntOrString (`maxUnavailable: 1` or `"25%"`). */
+export function IntOrString(options: TSchemaOptions = {}): TUnsafe<number | string> {
+  return Type.Unsafe<number | string>({ ...options, anyOf: [{ type: "integer" }, { type: "string" }], "x-kubernetes-int-or-string": true });
+}
+
+/** An object kept as is: its fields are neither validated nor pruned (probes, resources, volume sources…). */
+export function OpenObject(options: TSchemaOptions = {}): TUnsafe<Record<string, unknown>> {
+  return Type.Unsafe<Record<string, unknown>>({ ...options, type: "object", "x-kubernetes-preserve-unknown-fields": true });
+}
+
+/** Marks an object schema whose declared fields are validated while every other field is kept. */
+export const PRESERVE_UNKNOWN_FIELDS = { "x-kubernetes-preserve-unknown-fields": true } as const;

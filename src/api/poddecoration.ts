@@ -1,0 +1,286 @@
+// PodDecoration (apps.kusionstack.io/v1alpha1, DESIGN §2), defined once: the TypeBox schema
+// below is the TypeScript type (`Static<>`), the CRD's openAPIV3Schema (src/api/crd.ts) and
+// the runtime validator. Defaults live in the schema (`default:`), so the API server's CRD
+// defaulting and `defaultPodDecoration` cannot disagree.
+//
+// Exports the rest of the project builds on:
+//   PodDecoration, PodDecorationSpec, PodDecorationTemplate … (types)
+//   defaultPodDecoration(pd): PodDecoration          pure, returns a new object
+//   validatePodDecoration(value): FieldError[]       structural validation, paths like spec.template.containers[0].name
+//   decorationGroup(pd), decorationWeight(pd)         the effective injectStrategy (with the spec.weight alias)
+import Type, { type Static } from "typebox";
+import { Value } from "typebox/value";
+import {
+  childPath,
+  type FieldError,
+  forbiddenError,
+  indexPath,
+  invalidError,
+  keyPath,
+  notSupportedError,
+  requiredError,
+} from "./field-errors.ts";
+import { API_VERSION } from "./group.ts";
+import {
+  AffinitySchema,
+  ConditionSchema,
+  ContainerProperties,
+  ContainerSchema,
+  EnvVarSchema,
+  NodeSelectorTermSchema,
+  ObjectMetaSchema,
+  TolerationSchema,
+  VolumeMountSchema,
+  VolumeSchema,
+} from "./kubernetes.ts";
+import { LabelSelectorSchema, validateLabelSelector } from "./label-selector.ts";
+import { dns1123SubdomainErrors } from "./names.ts";
+import { PRESERVE_UNKNOWN_FIELDS, StringEnum, StringMap } from "./openapi.ts";
+import { schemaChecker } from "./schema-validation.ts";
+import {
+  validateAnnotationKeys,
+  validateContainers,
+  validateEnv,
+  validateLabels,
+  validateNodeSelectorTerm,
+  validateObjectName,
+  validateTolerations,
+  validateVolumeMounts,
+  validateVolumes,
+} from "./pod-validation.ts";
+
+export const POD_DECORATION_KIND = "PodDecoration";
+export const POD_DECORATION_PLURAL = "poddecorations";
+
+export const METADATA_PATCH_POLICIES = ["Retain", "Overwrite", "MergePatchJson"] as const;
+export const PRIMARY_CONTAINER_TARGET_POLICIES = ["ByName", "All", "First", "Last"] as const;
+export const CONTAINER_INJECT_POLICIES = ["BeforePrimaryContainer", "AfterPrimaryContainer"] as const;
+export const DEFAULT_HISTORY_LIMIT = 20;
+
+export const MetadataPatchSchema = Type.Object({
+  patchPolicy: Type.Optional(StringEnum(METADATA_PATCH_POLICIES, {
+    default: "Retain",
+    description: "Retain sets a key only when the pod lacks it; Overwrite always sets it; MergePatchJson merges JSON-object annotation values (RFC 7386).",
+  })),
+  labels: Type.Optional(StringMap()),
+  annotations: Type.Optional(StringMap()),
+});
+export type MetadataPatch = Static<typeof MetadataPatchSchema>;
+
+export const PrimaryContainerPatchSchema = Type.Object({
+  targetPolicy: Type.Optional(StringEnum(PRIMARY_CONTAINER_TARGET_POLICIES, {
+    default: "ByName",
+    description: "Which of the pod's own containers to patch: the one named `name`, all, the first or the last.",
+  })),
+  name: Type.Optional(Type.String()),
+  image: Type.Optional(Type.String()),
+  env: Type.Optional(Type.Array(EnvVarSchema)),
+  volumeMounts: Type.Optional(Type.Array(VolumeMountSchema)),
+});
+export type PrimaryContainerPatch = Static<typeof PrimaryContainerPatchSchema>;
+
+export const ContainerPatchSchema = Type.Object(
+  {
+    ...ContainerProperties,
+    injectPolicy: Type.Optional(StringEnum(CONTAINER_INJECT_POLICIES, {
+      default: "BeforePrimaryContainer",
+      description: "Insert the sidecar just before the pod's first own container, or append it at the end.",
+    })),
+  },
+  PRESERVE_UNKNOWN_FIELDS,
+);
+export type ContainerPatch = Static<typeof ContainerPatchSchema>;
+
+export const DecorationAffinitySchema = Type.Object({
+  overrideAffinity: Type.Optional(AffinitySchema),
+  nodeSelectorTerms: Type.Optional(Type.Array(NodeSelectorTermSchema, {
+    description: "ANDed into the pod's required node selector terms: a decoration can only narrow scheduling.",
+  })),
+});
+
+export const PodDecorationTemplateSchema = Type.Object({
+  metadata: Type.Optional(Type.Array(MetadataPatchSchema)),
+  initContainers: Type.Optional(Type.Array(ContainerSchema)),
+  primaryContainers: Type.Optional(Type.Array(PrimaryContainerPatchSchema)),
+  containers: Type.Optional(Type.Array(ContainerPatchSchema)),
+  volumes: Type.Optional(Type.Array(VolumeSchema)),
+  affinity: Type.Optional(DecorationAffinitySchema),
+  tolerations: Type.Optional(Type.Array(TolerationSchema)),
+  runtimeClassName: Type.Optional(Type.String()),
+});
+export type PodDecorationTemplate = Static<typeof PodDecorationTemplateSchema>;
+
+export const InjectStrategySchema = Type.Object({
+  group: Type.Optional(Type.String({ description: "Decorations sharing a non-empty group are exclusive: only those with the highest weight apply." })),
+  // No schema default: a defaulted 0 would hide the spec.weight alias (see decorationWeight).
+  weight: Type.Optional(Type.Integer({ description: "Priority within the group and rendering order; 0 when unset (or spec.weight)." })),
+});
+export type InjectStrategy = Static<typeof InjectStrategySchema>;
+
+export const PodDecorationSpecSchema = Type.Object({
+  selector: LabelSelectorSchema,
+  injectStrategy: Type.Optional(InjectStrategySchema),
+  weight: Type.Optional(Type.Integer({ description: "KusionStack's field for injectStrategy.weight; used when injectStrategy.weight is unset." })),
+  updateStrategy: Type.Optional(Type.Object({
+    rollingUpdate: Type.Optional(Type.Object({
+      partition: Type.Optional(Type.Integer({ minimum: 0, description: "Number of matched pods that stay on their current revision." })),
+      selector: Type.Optional(LabelSelectorSchema),
+    })),
+  })),
+  historyLimit: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_HISTORY_LIMIT, description: "ControllerRevisions kept." })),
+  disablePodDetail: Type.Optional(Type.Boolean()),
+  template: Type.Optional(PodDecorationTemplateSchema),
+});
+export type PodDecorationSpec = Static<typeof PodDecorationSpecSchema>;
+
+export const PodDecorationStatusSchema = Type.Object({
+  observedGeneration: Type.Optional(Type.Integer()),
+  currentRevision: Type.Optional(Type.String()),
+  updatedRevision: Type.Optional(Type.String()),
+  collisionCount: Type.Optional(Type.Integer()),
+  matchedPods: Type.Optional(Type.Integer()),
+  injectedPods: Type.Optional(Type.Integer()),
+  updatedPods: Type.Optional(Type.Integer()),
+  updatedReadyPods: Type.Optional(Type.Integer()),
+  updatedAvailablePods: Type.Optional(Type.Integer()),
+  details: Type.Optional(Type.Array(Type.Object({
+    collaSet: Type.Optional(Type.String()),
+    affectedReplicas: Type.Optional(Type.Integer()),
+    pods: Type.Optional(Type.Array(Type.Object({
+      name: Type.Optional(Type.String()),
+      revision: Type.Optional(Type.String()),
+      escaped: Type.Optional(Type.Boolean()),
+    }))),
+  }))),
+  conditions: Type.Optional(Type.Array(ConditionSchema)),
+});
+export type PodDecorationStatus = Static<typeof PodDecorationStatusSchema>;
+
+export const PodDecorationSchema = Type.Object({
+  apiVersion: Type.Optional(Type.String()),
+  kind: Type.Optional(Type.String()),
+  metadata: ObjectMetaSchema,
+  spec: PodDecorationSpecSchema,
+  status: Type.Optional(PodDecorationStatusSchema),
+});
+export type PodDecoration = Static<typeof PodDecorationSchema>;
+
+/** Fills in every schema default; pure (the input is not touched) and tolerant of malformed input. */
+export function defaultPodDecoration(pd: PodDecoration): PodDecoration {
+  return Value.Default(PodDecorationSchema, structuredClone(pd)) as PodDecoration;
+}
+
+export function decorationGroup(pd: Pick<PodDecoration, "spec">): string {
+  return pd.spec.injectStrategy?.group ?? "";
+}
+
+/**
+ * `injectStrategy.weight`, else KusionStack's `spec.weight`, else 0. Resolved on read rather
+ * than written by defaulting: a persisted default would freeze the alias, so a later change
+ * of `spec.weight` would silently stop counting.
+ */
+export function decorationWeight(pd: Pick<PodDecoration, "spec">): number {
+  return pd.spec.injectStrategy?.weight ?? pd.spec.weight ?? 0;
+}
+
+const metadataChecker = schemaChecker(ObjectMetaSchema);
+const specChecker = schemaChecker(PodDecorationSpecSchema);
+
+/**
+ * Structural validation (DESIGN §2): the schema, then the rules a schema cannot say. Missing
+ * fields that have defaults are treated as their defaults, so this works before or after
+ * `defaultPodDecoration`. Status is not validated: the API server ignores it on writes.
+ */
+export function validatePodDecoration(value: unknown): FieldError[] {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return [invalidError("", value, "must be an object")];
+  const object = value as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  if (object.apiVersion !== API_VERSION) errors.push(notSupportedError("apiVersion", object.apiVersion, [API_VERSION]));
+  if (object.kind !== POD_DECORATION_KIND) errors.push(notSupportedError("kind", object.kind, [POD_DECORATION_KIND]));
+  if (object.metadata === undefined) errors.push(requiredError("metadata"));
+  else errors.push(...metadataChecker.errors(object.metadata, "metadata"));
+  if (object.spec === undefined) errors.push(requiredError("spec"));
+  else errors.push(...specChecker.errors(object.spec, "spec"));
+  if (errors.length > 0) return errors;
+
+  const pd = value as PodDecoration;
+  errors.push(...validateObjectName(pd.metadata, "metadata"));
+  errors.push(...validateSpec(pd.spec));
+  return errors;
+}
+
+function validateSpec(spec: PodDecorationSpec): FieldError[] {
+  const errors = validateLabelSelector(spec.selector, "spec.selector");
+  const rollingUpdate = spec.updateStrategy?.rollingUpdate;
+  if (rollingUpdate !== undefined) {
+    const path = "spec.updateStrategy.rollingUpdate";
+    if (rollingUpdate.partition !== undefined && rollingUpdate.selector !== undefined) {
+      errors.push(forbiddenError(path, "partition and selector are mutually exclusive"));
+    }
+    if (rollingUpdate.selector !== undefined) errors.push(...validateLabelSelector(rollingUpdate.selector, childPath(path, "selector")));
+  }
+  if (spec.template !== undefined) errors.push(...validateTemplate(spec.template, "spec.template"));
+  return errors;
+}
+
+function validateTemplate(template: PodDecorationTemplate, path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  (template.metadata ?? []).forEach((patch, index) => errors.push(...validateMetadataPatch(patch, indexPath(childPath(path, "metadata"), index))));
+
+  const initContainers = template.initContainers ?? [];
+  const containers = template.containers ?? [];
+  // Init and regular containers share one namespace of names in a pod.
+  errors.push(...validateContainers([
+    ...initContainers.map((container, index) => ({ container, path: indexPath(childPath(path, "initContainers"), index) })),
+    ...containers.map((container, index) => ({ container, path: indexPath(childPath(path, "containers"), index) })),
+  ]));
+
+  (template.primaryContainers ?? []).forEach((patch, index) => {
+    const patchPath = indexPath(childPath(path, "primaryContainers"), index);
+    if ((patch.targetPolicy ?? "ByName") === "ByName" && (patch.name === undefined || patch.name === "")) {
+      errors.push(requiredError(childPath(patchPath, "name"), "required when targetPolicy is ByName"));
+    }
+    if (patch.image === "") errors.push(invalidError(childPath(patchPath, "image"), patch.image, "must not be empty when set"));
+    errors.push(...validateEnv(patch.env ?? [], childPath(patchPath, "env")));
+    errors.push(...validateVolumeMounts(patch.volumeMounts ?? [], childPath(patchPath, "volumeMounts")));
+  });
+
+  errors.push(...validateVolumes(template.volumes ?? [], childPath(path, "volumes")));
+  (template.affinity?.nodeSelectorTerms ?? []).forEach((term, index) => {
+    errors.push(...validateNodeSelectorTerm(term, indexPath(childPath(path, "affinity.nodeSelectorTerms"), index)));
+  });
+  errors.push(...validateTolerations(template.tolerations ?? [], childPath(path, "tolerations")));
+  if (template.runtimeClassName !== undefined) {
+    for (const reason of dns1123SubdomainErrors(template.runtimeClassName)) {
+      errors.push(invalidError(childPath(path, "runtimeClassName"), template.runtimeClassName, reason));
+    }
+  }
+  return errors;
+}
+
+function validateMetadataPatch(patch: MetadataPatch, path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const policy = patch.patchPolicy ?? "Retain";
+  if (policy === "MergePatchJson" && patch.labels !== undefined && Object.keys(patch.labels).length > 0) {
+    errors.push(forbiddenError(childPath(path, "labels"), "patchPolicy MergePatchJson applies to annotations only"));
+  } else {
+    errors.push(...validateLabels(patch.labels ?? {}, childPath(path, "labels")));
+  }
+  const annotationsPath = childPath(path, "annotations");
+  errors.push(...validateAnnotationKeys(patch.annotations ?? {}, annotationsPath));
+  if (policy === "MergePatchJson") {
+    for (const [key, value] of Object.entries(patch.annotations ?? {})) {
+      if (!isJsonObjectText(value)) errors.push(invalidError(keyPath(annotationsPath, key), value, "must be a JSON object with patchPolicy MergePatchJson"));
+    }
+  }
+  return errors;
+}
+
+function isJsonObjectText(text: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,98 @@
+// Steps 2–4 of rendering a decoration: init containers, patches to the pod's primary
+// containers, and sidecars.
+import type { Container, EnvVar, PodSpec, VolumeMount } from "../../api/kubernetes.ts";
+import type { ContainerPatch, PrimaryContainerPatch } from "../../api/poddecoration.ts";
+import type { Warn } from "./warn.ts";
+
+/** Appends init containers; a name already used by any container in the pod keeps the pod's. */
+export function renderInitContainers(spec: PodSpec, initContainers: readonly Container[], warn: Warn): void {
+  initContainers.forEach((container, index) => {
+    if (containerNameTaken(spec, container.name)) {
+      warn(`template.initContainers[${index}]`, `the pod already has a container named ${container.name}; the pod's is kept`);
+      return;
+    }
+    (spec.initContainers ??= []).push(structuredClone(container));
+  });
+}
+
+/**
+ * Patches the primary containers: those the pod had before any decoration was rendered,
+ * identified by name in `primaryNames` so that sidecars rendered earlier are never targets.
+ */
+export function renderPrimaryContainers(spec: PodSpec, patches: readonly PrimaryContainerPatch[], primaryNames: ReadonlySet<string>, warn: Warn): void {
+  patches.forEach((patch, index) => {
+    const primaries = spec.containers.filter((container) => primaryNames.has(container.name));
+    let targets: Container[];
+    switch (patch.targetPolicy ?? "ByName") {
+      case "ByName":
+        targets = primaries.filter((container) => container.name === patch.name);
+        if (targets.length === 0) warn(`template.primaryContainers[${index}]`, `the pod has no primary container named ${patch.name ?? "(no name given)"}`);
+        break;
+      case "All":
+        targets = primaries;
+        break;
+      case "First":
+        targets = primaries.slice(0, 1);
+        break;
+      case "Last":
+        targets = primaries.slice(-1);
+        break;
+    }
+    for (const target of targets) patchContainer(target, patch);
+  });
+}
+
+function patchContainer(container: Container, patch: PrimaryContainerPatch): void {
+  if (patch.image !== undefined && patch.image !== "") container.image = patch.image;
+  if (patch.env !== undefined && patch.env.length > 0) container.env = mergeByKey<EnvVar>(container.env ?? [], patch.env, (variable) => variable.name);
+  if (patch.volumeMounts !== undefined && patch.volumeMounts.length > 0) {
+    container.volumeMounts = mergeByKey<VolumeMount>(container.volumeMounts ?? [], patch.volumeMounts, (mount) => mount.mountPath);
+  }
+}
+
+/** Existing entries with a key the patch has are replaced in place; new keys are appended. */
+export function mergeByKey<T>(existing: readonly T[], additions: readonly T[], keyOf: (item: T) => string): T[] {
+  const result = [...existing];
+  const positions = new Map<string, number>();
+  result.forEach((item, index) => {
+    if (!positions.has(keyOf(item))) positions.set(keyOf(item), index);
+  });
+  for (const addition of additions) {
+    const key = keyOf(addition);
+    const position = positions.get(key);
+    if (position === undefined) {
+      positions.set(key, result.length);
+      result.push(structuredClone(addition));
+    } else {
+      result[position] = structuredClone(addition);
+    }
+  }
+  return result;
+}
+
+/**
+ * Sidecars: a name the pod's containers already use is replaced in place; otherwise
+ * BeforePrimaryContainer inserts just before the first primary container (so sidecars keep
+ * the order they were rendered in) and AfterPrimaryContainer appends.
+ */
+export function renderSidecars(spec: PodSpec, sidecars: readonly ContainerPatch[], primaryNames: ReadonlySet<string>, warn: Warn): void {
+  sidecars.forEach((patch, index) => {
+    const { injectPolicy, ...container } = structuredClone(patch);
+    const existing = spec.containers.findIndex((candidate) => candidate.name === container.name);
+    if (existing >= 0) {
+      spec.containers[existing] = container;
+      return;
+    }
+    if ((spec.initContainers ?? []).some((candidate) => candidate.name === container.name)) {
+      warn(`template.containers[${index}]`, `the pod has an init container named ${container.name}; the sidecar is not added`);
+      return;
+    }
+    const firstPrimary = spec.containers.findIndex((candidate) => primaryNames.has(candidate.name));
+    if ((injectPolicy ?? "BeforePrimaryContainer") === "BeforePrimaryContainer" && firstPrimary >= 0) spec.containers.splice(firstPrimary, 0, container);
+    else spec.containers.push(container);
+  });
+}
+
+function containerNameTaken(spec: PodSpec, name: string): boolean {
+  return spec.containers.some((container) => container.name === name) || (spec.initContainers ?? []).some((container) => container.name === name);
+}

@@ -1,0 +1,79 @@
+// What a rendered pod records about its decorations (DESIGN §3): the revisions annotation,
+// the source of truth for idempotency and rollout, and one label per decoration so pods can
+// be selected by decoration and revision.
+import { isQualifiedName } from "../api/names.ts";
+import { safeHash } from "../revision/hash.ts";
+import { boundedLabelValue } from "../revision/name.ts";
+
+export const REVISIONS_ANNOTATION = "poddecoration.kusionstack.io/revisions";
+export const DECORATION_LABEL_PREFIX = "poddecoration.kusionstack.io/pd-";
+
+/** One entry of the revisions annotation. */
+export interface RecordedRevision {
+  name: string;
+  revision: string;
+}
+
+const LABEL_NAME_PART_MAX = 63;
+const PREFIX_NAME_PART = DECORATION_LABEL_PREFIX.slice(DECORATION_LABEL_PREFIX.indexOf("/") + 1);
+
+/**
+ * `poddecoration.kusionstack.io/pd-<name>` when that is a valid label key; for names too long
+ * for the 63-character name part, a truncated name and a hash of the full name.
+ */
+export function decorationLabelKey(decorationName: string): string {
+  const simple = `${DECORATION_LABEL_PREFIX}${decorationName}`;
+  if (isQualifiedName(simple)) return simple;
+  const bounded = boundedLabelValue(decorationName, LABEL_NAME_PART_MAX - PREFIX_NAME_PART.length);
+  const candidate = `${DECORATION_LABEL_PREFIX}${bounded}`;
+  return isQualifiedName(candidate) ? candidate : `${DECORATION_LABEL_PREFIX}${safeHash(decorationName)}`;
+}
+
+/** The label value recording `revision`, or undefined when it cannot be one (then no label is written). */
+export function decorationLabelValue(revision: string): string | undefined {
+  return boundedLabelValue(revision) === revision ? revision : undefined;
+}
+
+export interface ParsedRevisions {
+  revisions: RecordedRevision[];
+  /** What was wrong with the annotation; unusable entries are dropped, never fatal. */
+  warnings: string[];
+}
+
+/** Reads the revisions annotation, tolerating anything (a pod's annotations are user input). */
+export function parseRevisionsAnnotation(value: string | undefined): ParsedRevisions {
+  if (value === undefined) return { revisions: [], warnings: [] };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return { revisions: [], warnings: [`annotation ${REVISIONS_ANNOTATION} is not JSON; treated as empty`] };
+  }
+  if (!Array.isArray(parsed)) return { revisions: [], warnings: [`annotation ${REVISIONS_ANNOTATION} is not a JSON array; treated as empty`] };
+  const revisions: RecordedRevision[] = [];
+  const warnings: string[] = [];
+  parsed.forEach((entry: unknown, index) => {
+    if (isRecordedRevision(entry)) revisions.push({ name: entry.name, revision: entry.revision });
+    else warnings.push(`annotation ${REVISIONS_ANNOTATION}[${index}] is not {"name": string, "revision": string}; ignored`);
+  });
+  return { revisions, warnings };
+}
+
+function isRecordedRevision(value: unknown): value is RecordedRevision {
+  if (typeof value !== "object" || value === null) return false;
+  const entry = value as Record<string, unknown>;
+  return typeof entry.name === "string" && entry.name !== "" && typeof entry.revision === "string";
+}
+
+/** The annotation value: entries sorted by name, one per name, compact JSON. */
+export function formatRevisionsAnnotation(revisions: readonly RecordedRevision[]): string {
+  const byName = new Map<string, string>();
+  for (const { name, revision } of revisions) byName.set(name, revision);
+  const sorted = [...byName.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify(sorted.map(([name, revision]) => ({ name, revision })));
+}
+
+/** The revisions a pod records, from its annotation. */
+export function podRevisions(pod: { metadata?: { annotations?: Record<string, string> } }): ParsedRevisions {
+  return parseRevisionsAnnotation(pod.metadata?.annotations?.[REVISIONS_ANNOTATION]);
+}

@@ -1,0 +1,95 @@
+// Which of a namespace's decorations apply to a pod, in which order, and why the others do
+// not (DESIGN §3): namespace, selector and deletion first; then exclusivity within groups,
+// decided over every matching decoration; then idempotency, which skips every decoration the
+// pod already records and every other member of its group.
+import type { Pod } from "../api/pod.ts";
+import { decorationGroup, decorationWeight, type PodDecoration } from "../api/poddecoration.ts";
+import { compareDecorationOrder, type DecorationOrderKey } from "./order.ts";
+import { podRevisions } from "./recording.ts";
+import { selectorMatches } from "./selector.ts";
+
+export type ExclusionReason = "namespace" | "selector" | "deleting" | "group" | "already-applied";
+
+export interface Exclusion {
+  decoration: PodDecoration;
+  reason: ExclusionReason;
+  /** One sentence for people (`explain`, warnings). */
+  detail: string;
+}
+
+export interface Selection {
+  /** The decorations to render, in rendering order. */
+  apply: PodDecoration[];
+  /** Every other decoration given, with why it does not apply, in rendering order. */
+  excluded: Exclusion[];
+  /** Problems with the pod's revisions annotation. */
+  warnings: string[];
+}
+
+/** Objects without `metadata.namespace` (offline manifests) are in `default`, as kubectl would put them. */
+export const DEFAULT_NAMESPACE = "default";
+
+export function orderKey(pd: PodDecoration): DecorationOrderKey {
+  return { name: pd.metadata.name ?? "", group: decorationGroup(pd), weight: decorationWeight(pd), creationTimestamp: pd.metadata.creationTimestamp };
+}
+
+export function selectDecorations(pod: Pod, decorations: readonly PodDecoration[]): Selection {
+  const namespace = pod.metadata?.namespace ?? DEFAULT_NAMESPACE;
+  const labels = pod.metadata?.labels ?? {};
+  const sorted = [...decorations].sort((a, b) => compareDecorationOrder(orderKey(a), orderKey(b)));
+  const excluded = new Map<PodDecoration, Exclusion>();
+  const exclude = (decoration: PodDecoration, reason: ExclusionReason, detail: string) => excluded.set(decoration, { decoration, reason, detail });
+
+  const sameNamespace: PodDecoration[] = [];
+  const matching: PodDecoration[] = [];
+  for (const pd of sorted) {
+    const pdNamespace = pd.metadata.namespace ?? DEFAULT_NAMESPACE;
+    if (pdNamespace !== namespace) {
+      exclude(pd, "namespace", `in namespace ${pdNamespace}, the pod is in ${namespace}`);
+      continue;
+    }
+    sameNamespace.push(pd);
+    if (!selectorMatches(pd.spec.selector, labels)) exclude(pd, "selector", `selector ${JSON.stringify(pd.spec.selector)} does not match the pod's labels`);
+    else if (pd.metadata.deletionTimestamp !== undefined) exclude(pd, "deleting", `being deleted since ${pd.metadata.deletionTimestamp}`);
+    else matching.push(pd);
+  }
+
+  // Exclusivity: within a non-empty group only the highest weight applies (ties all apply).
+  const winners = new Map<string, { weight: number; names: string[] }>();
+  for (const pd of matching) {
+    const group = decorationGroup(pd);
+    if (group === "") continue;
+    const weight = decorationWeight(pd);
+    const best = winners.get(group);
+    if (best === undefined || weight > best.weight) winners.set(group, { weight, names: [pd.metadata.name ?? ""] });
+    else if (weight === best.weight) best.names.push(pd.metadata.name ?? "");
+  }
+
+  // Idempotency: recorded decorations, and their groups, are settled on this pod. A recorded
+  // decoration's group is known only while it exists in the namespace.
+  const recorded = podRevisions(pod);
+  const recordedNames = new Set(recorded.revisions.map((entry) => entry.name));
+  const settledGroups = new Map<string, string>();
+  for (const pd of sameNamespace) {
+    const group = decorationGroup(pd);
+    const name = pd.metadata.name ?? "";
+    if (group !== "" && recordedNames.has(name) && !settledGroups.has(group)) settledGroups.set(group, name);
+  }
+
+  const apply: PodDecoration[] = [];
+  for (const pd of matching) {
+    const name = pd.metadata.name ?? "";
+    const group = decorationGroup(pd);
+    const winner = group === "" ? undefined : winners.get(group);
+    if (recordedNames.has(name)) {
+      exclude(pd, "already-applied", "the pod already records a revision of it");
+    } else if (settledGroups.has(group)) {
+      exclude(pd, "already-applied", `group ${group} is already applied to the pod by ${settledGroups.get(group) ?? ""}`);
+    } else if (winner !== undefined && decorationWeight(pd) < winner.weight) {
+      exclude(pd, "group", `group ${group}: weight ${decorationWeight(pd)} loses to weight ${winner.weight} (${winner.names.join(", ")})`);
+    } else {
+      apply.push(pd);
+    }
+  }
+  return { apply, excluded: sorted.flatMap((pd) => excluded.get(pd) ?? []), warnings: recorded.warnings };
+}

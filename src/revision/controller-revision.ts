@@ -1,0 +1,66 @@
+// ControllerRevision objects for any owner (PodDecoration now, CollaSet templates later):
+// name, labels, data, revision number and the controller ownerReference that lets the
+// garbage collector remove a decoration's history with it.
+import { boundedLabelValue, revisionName } from "./name.ts";
+
+export const REVISION_HASH_LABEL = "controller.kubernetes.io/hash";
+export const POD_DECORATION_NAME_LABEL = "poddecoration.kusionstack.io/name";
+
+export interface RevisionOwner {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace: string;
+  uid: string;
+}
+
+/** apps/v1 ControllerRevision, as plain JSON. */
+export interface ControllerRevision {
+  apiVersion: "apps/v1";
+  kind: "ControllerRevision";
+  metadata: {
+    name: string;
+    namespace: string;
+    labels: Record<string, string>;
+    ownerReferences: {
+      apiVersion: string;
+      kind: string;
+      name: string;
+      uid: string;
+      controller: true;
+      blockOwnerDeletion: true;
+    }[];
+  };
+  data: unknown;
+  revision: number;
+}
+
+export interface ControllerRevisionInput {
+  owner: RevisionOwner;
+  /** The label naming the owner, e.g. POD_DECORATION_NAME_LABEL. */
+  ownerLabelKey: string;
+  data: unknown;
+  hash: string;
+  revision: number;
+}
+
+export function buildControllerRevision(input: ControllerRevisionInput): ControllerRevision {
+  const { owner } = input;
+  return {
+    apiVersion: "apps/v1",
+    kind: "ControllerRevision",
+    metadata: {
+      name: revisionName(owner.name, input.hash),
+      namespace: owner.namespace,
+      labels: { [input.ownerLabelKey]: boundedLabelValue(owner.name), [REVISION_HASH_LABEL]: input.hash },
+      ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: true }],
+    },
+    data: input.data,
+    revision: input.revision,
+  };
+}
+
+/** The `.revision` for a new (or rolled-back) revision: one more than the highest in the history. */
+export function nextRevisionNumber(history: readonly { revision?: number }[]): number {
+  return history.reduce((highest, item) => Math.max(highest, item.revision ?? 0), 0) + 1;
+}
