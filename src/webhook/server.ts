@@ -81,6 +81,13 @@ export async function createWebhookServer(options: WebhookServerOptions) {
     app.post(path, async (request, reply) => {
       const started = process.hrtime.bigint();
       const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+      // Before the caches have synced an answer could miss decorations: fail the call, so the
+      // API server applies the configuration's failurePolicy instead of a wrong answer.
+      const readiness = options.readiness();
+      if (!readiness.ready) {
+        options.metrics.observe(name, 503, "error", seconds());
+        return reply.code(503).send({ statusCode: 503, error: "Service Unavailable", message: `not ready: ${readiness.reason ?? "starting"}` });
+      }
       const parsed = parseAdmissionReview(request.body);
       if ("error" in parsed) {
         options.metrics.observe(name, 400, "error", seconds());

@@ -182,3 +182,12 @@ function peerCertificate(port: number, ca: string): Promise<{ fingerprint256: st
     request.end();
   });
 }
+
+describe("the webhook server before it is ready", () => {
+  it("fails admission calls with 503 so the API server applies the failure policy", async () => {
+    const { app } = await server(labelling, false);
+    const response = await app.inject({ method: "POST", url: "/mutate-pods", payload: podReview() });
+    expect(response.statusCode).toBe(503);
+    expect(response.json<{ message: string }>().message).toBe("not ready: caches not synced");
+  });
+});

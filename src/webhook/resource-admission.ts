@@ -1,0 +1,60 @@
+// Defaulting and structural validation of our own kinds at admission (DESIGN §7): the
+// mutating webhook writes the schema defaults, the validating webhook refuses an object
+// with every `Kind/name: field.path: reason` at once.
+import { formatFieldErrors, type FieldError } from "../api/field-errors.ts";
+import { COLLASET_KIND, defaultCollaSet, validateCollaSet, type CollaSet } from "../api/collaset.ts";
+import { POD_DECORATION_KIND, defaultPodDecoration, validatePodDecoration, type PodDecoration } from "../api/poddecoration.ts";
+import { allow, allowWithPatch, deny, type AdmissionRequest } from "./admission-review.ts";
+import { createJsonPatch } from "./json-patch.ts";
+import type { AdmissionHandler } from "./server.ts";
+
+interface Kind<T> {
+  kind: string;
+  defaults: (object: T) => T;
+  validate: (object: unknown) => FieldError[];
+}
+
+const podDecorationKind: Kind<PodDecoration> = { kind: POD_DECORATION_KIND, defaults: defaultPodDecoration, validate: validatePodDecoration };
+const collaSetKind: Kind<CollaSet> = { kind: COLLASET_KIND, defaults: defaultCollaSet, validate: validateCollaSet };
+
+export const defaultPodDecorations = defaulting(podDecorationKind);
+export const validatePodDecorations = validation(podDecorationKind);
+export const defaultCollaSets = defaulting(collaSetKind);
+export const validateCollaSets = validation(collaSetKind);
+
+function handles(request: AdmissionRequest, kind: string): boolean {
+  return (
+    (request.operation === "CREATE" || request.operation === "UPDATE") &&
+    request.kind.group === "apps.kusionstack.io" &&
+    request.kind.kind === kind &&
+    (request.subResource ?? "") === "" &&
+    request.object != null
+  );
+}
+
+function defaulting<T>(kind: Kind<T>): AdmissionHandler {
+  return (request) => {
+    if (!handles(request, kind.kind)) return { response: allow(request.uid), result: "allowed" };
+    // An invalid object is left as it is: the validating webhook explains what is wrong with it.
+    if (kind.validate(request.object).length > 0) return { response: allow(request.uid), result: "skipped" };
+    const patch = createJsonPatch(request.object, kind.defaults(request.object as T));
+    return { response: allowWithPatch(request.uid, patch), result: patch.length > 0 ? "injected" : "skipped" };
+  };
+}
+
+function validation<T>(kind: Kind<T>): AdmissionHandler {
+  return (request) => {
+    if (!handles(request, kind.kind)) return { response: allow(request.uid), result: "allowed" };
+    // An object on its way out must stay writable, or an invalid one could never lose its finalizer.
+    if (request.operation === "UPDATE" && isBeingDeleted(request.object)) return { response: allow(request.uid), result: "allowed" };
+    const errors = kind.validate(request.object);
+    if (errors.length === 0) return { response: allow(request.uid), result: "allowed" };
+    const name = request.name ?? (request.object as { metadata?: { name?: string } }).metadata?.name;
+    return { response: deny(request.uid, 422, formatFieldErrors(kind.kind, name, errors).join("; ")), result: "rejected" };
+  };
+}
+
+function isBeingDeleted(object: unknown): boolean {
+  const metadata = (object as { metadata?: { deletionTimestamp?: unknown } } | null | undefined)?.metadata;
+  return metadata?.deletionTimestamp != null;
+}

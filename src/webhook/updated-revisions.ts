@@ -1,0 +1,73 @@
+// Which revision of each decoration a new pod gets (DESIGN §5: the updated one), read from
+// the informer caches only. The updated revision is the one the live spec hashes to: when the
+// controller has stored it, the stored ControllerRevision is rendered; when it has not yet,
+// the live spec is rendered under the very name the controller will give it.
+import type { PodDecoration } from "../api/poddecoration.ts";
+import { PodDecorationTemplateSchema, validatePodDecoration } from "../api/poddecoration.ts";
+import { formatFieldErrors } from "../api/field-errors.ts";
+import type { DecorationRevision, RevisionFor } from "../decoration/decorate.ts";
+import { specRevision } from "../revision/revision-data.ts";
+import { Compile } from "typebox/compile";
+
+/** What the webhook reads from its caches; every object in them is frozen, never mutated. */
+export interface DecorationSource {
+  /** PodDecorations of one namespace. */
+  decorations(namespace: string): readonly PodDecoration[];
+  /** A ControllerRevision's `data`, when the cache has it. */
+  revisionData(namespace: string, name: string): unknown;
+}
+
+/** A decoration that cannot be rendered; the message names it. */
+export class DecorationError extends Error {
+  readonly decoration: string;
+  constructor(decoration: PodDecoration, reason: string) {
+    const name = `${decoration.metadata.namespace ?? ""}/${decoration.metadata.name ?? ""}`;
+    super(`PodDecoration ${name}: ${reason}`);
+    this.decoration = name;
+  }
+}
+
+const templateChecker = Compile(PodDecorationTemplateSchema);
+
+/**
+ * Cached objects are replaced, never changed, when they change: memoising per object keeps the
+ * hashing and validation off the hot path for every pod after the first.
+ */
+export function updatedRevisions(source: DecorationSource): RevisionFor {
+  const memo = new WeakMap<PodDecoration, DecorationRevision | DecorationError>();
+  return (decoration) => {
+    let revision = memo.get(decoration);
+    if (revision === undefined) {
+      revision = resolve(source, decoration);
+      memo.set(decoration, revision);
+    }
+    if (revision instanceof DecorationError) throw revision;
+    return revision;
+  };
+}
+
+function resolve(source: DecorationSource, decoration: PodDecoration): DecorationRevision | DecorationError {
+  const errors = validatePodDecoration(decoration);
+  if (errors.length > 0) {
+    // Written while no validating webhook was watching, e.g. before installation.
+    return new DecorationError(decoration, `invalid spec: ${formatFieldErrors("PodDecoration", decoration.metadata.name, errors).join("; ")}`);
+  }
+  const live = specRevision(decoration, decoration.status?.collisionCount ?? 0);
+  const stored = source.revisionData(decoration.metadata.namespace ?? "", live.name);
+  if (stored === undefined) {
+    return { revisionName: live.name, template: live.data.template, injectStrategy: live.data.injectStrategy };
+  }
+  if (!isRevisionData(stored)) {
+    return new DecorationError(decoration, `ControllerRevision ${live.name} holds data that is not a PodDecoration revision`);
+  }
+  return { revisionName: live.name, template: stored.template, injectStrategy: stored.injectStrategy };
+}
+
+function isRevisionData(data: unknown): data is { template: DecorationRevision["template"]; injectStrategy: { group: string; weight: number } } {
+  if (typeof data !== "object" || data === null) return false;
+  const { template, injectStrategy } = data as Record<string, unknown>;
+  if (!templateChecker.Check(template)) return false;
+  if (typeof injectStrategy !== "object" || injectStrategy === null) return false;
+  const { group, weight } = injectStrategy as Record<string, unknown>;
+  return typeof group === "string" && typeof weight === "number";
+}
