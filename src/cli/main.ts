@@ -9,8 +9,9 @@ import { explain } from "./explain.ts";
 import { render } from "./render.ts";
 import { USAGE_ERROR_EXIT_CODE, UsageError } from "./usage-error.ts";
 
-// Subcommands. `serve` (webhook + controllers) is registered here when it lands.
 const COMMANDS: Readonly<Record<string, { run: Command; summary: string }>> = {
+  // Loaded on use: the client library and server stack would slow every offline command.
+  serve: { run: async (args, io) => (await import("./serve.ts")).serve(args, io), summary: "run the admission webhooks and the controllers" },
   render: { run: render, summary: "render PodDecorations into a pod offline" },
   explain: { run: explain, summary: "show which PodDecorations apply to a pod, and why the others do not" },
   crds: { run: crds, summary: "print (or write) the CustomResourceDefinitions" },

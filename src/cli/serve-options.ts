@@ -1,13 +1,14 @@
 // Flags of `pod-decorator serve`, each also settable from the environment as
 // POD_DECORATOR_<FLAG> (e.g. POD_DECORATOR_WEBHOOK_PORT=9443), flags winning.
 import { parseArgs } from "node:util";
+import { UsageError } from "./usage-error.ts";
 
 export interface ServeOptions {
   kubeconfig: string | undefined;
   webhookHost: string;
   webhookPort: number;
   metricsPort: number;
-  tls: { certFile: string; keyFile: string } | { selfSigned: true; hosts: string[] };
+  tls: { certFile: string; keyFile: string; caFile: string | undefined } | { selfSigned: true; hosts: string[] };
   /** Outside a cluster: create the webhook configurations so the API server calls this URL. */
   webhookConfigUrl: string | undefined;
   /** Inside a cluster: the configurations are the chart's; patch their caBundle when self-signed. */
@@ -29,6 +30,7 @@ const flags = {
   "metrics-port": { type: "string" },
   "tls-cert-file": { type: "string" },
   "tls-key-file": { type: "string" },
+  "tls-ca-file": { type: "string" },
   "self-signed": { type: "boolean" },
   "self-signed-hosts": { type: "string" },
   "webhook-config-url": { type: "string" },
@@ -49,6 +51,7 @@ export const serveUsage = `usage: pod-decorator serve [flags]
   --metrics-port PORT          Prometheus metrics on plain HTTP; 0 disables (default 8080)
   --tls-cert-file FILE         serving certificate, reloaded when the file changes
   --tls-key-file FILE          its private key
+  --tls-ca-file FILE           with --webhook-config-url: the CA bundle the API server should trust
   --self-signed                issue a CA and serving certificate in process instead
   --self-signed-hosts LIST     comma-separated DNS names/IPs for it (default 127.0.0.1,localhost)
   --webhook-config-url URL     outside a cluster: create the webhook configurations to call URL
@@ -61,8 +64,6 @@ export const serveUsage = `usage: pod-decorator serve [flags]
   --log-level LEVEL            pino level (default info)
 
 Every flag can also be set as POD_DECORATOR_<FLAG> in the environment.`;
-
-export class UsageError extends Error {}
 
 export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ServeOptions {
   let parsed;
@@ -113,6 +114,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
       throw new UsageError(`--webhook-config-url: not a URL: ${JSON.stringify(webhookConfigUrl)}`);
     }
     if (url.protocol !== "https:") throw new UsageError("--webhook-config-url: the API server calls webhooks over https only");
+    if (!selfSigned && value("tls-ca-file") === undefined) throw new UsageError("--webhook-config-url with certificate files needs --tls-ca-file (the CA the API server should trust)");
   }
   const hosts = (value("self-signed-hosts") ?? "127.0.0.1,localhost").split(",").map((host) => host.trim()).filter((host) => host !== "");
 
@@ -121,7 +123,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     webhookHost: value("webhook-host") ?? "0.0.0.0",
     webhookPort: port("webhook-port", 9443),
     metricsPort: port("metrics-port", 8080),
-    tls: selfSigned ? { selfSigned: true, hosts } : { certFile: certFile!, keyFile: keyFile! },
+    tls: selfSigned ? { selfSigned: true, hosts } : { certFile: certFile!, keyFile: keyFile!, caFile: value("tls-ca-file") },
     webhookConfigUrl,
     webhookConfigName: value("webhook-config-name") ?? "pod-decorator",
     failurePolicy: oneOf("failure-policy", ["Fail", "Ignore"], "Fail"),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseServeOptions, UsageError } from "../../src/cli/serve-options.ts";
+import { parseServeOptions } from "../../src/cli/serve-options.ts";
+import { UsageError } from "../../src/cli/usage-error.ts";
 
 describe("serve options", () => {
   it("applies the documented defaults", () => {
@@ -27,7 +28,7 @@ describe("serve options", () => {
 
   it("takes certificate files instead of a self-signed certificate", () => {
     const options = parseServeOptions(["--tls-cert-file", "/tls/tls.crt", "--tls-key-file", "/tls/tls.key"], {});
-    expect(options.tls).toEqual({ certFile: "/tls/tls.crt", keyFile: "/tls/tls.key" });
+    expect(options.tls).toEqual({ certFile: "/tls/tls.crt", keyFile: "/tls/tls.key", caFile: undefined });
   });
 
   it.each([
@@ -37,6 +38,7 @@ describe("serve options", () => {
     [["--self-signed", "--failure-policy", "Sometimes"], /--failure-policy: must be one of Fail, Ignore/],
     [["--self-signed", "--webhook-config-url", "http://127.0.0.1:9443"], /https only/],
     [["--self-signed", "--no-such-flag"], /no-such-flag/],
+    [["--tls-cert-file", "c", "--tls-key-file", "k", "--webhook-config-url", "https://127.0.0.1:9443"], /needs --tls-ca-file/],
   ])("rejects %j with a clear message", (argv, message) => {
     expect(() => parseServeOptions(argv, {})).toThrow(UsageError);
     expect(() => parseServeOptions(argv, {})).toThrow(message);
