@@ -8,9 +8,10 @@ export interface FieldError {
   reason: string;
 }
 
-/** `Kind/name: field.path: reason`, one line per error. */
+/** `Kind/name: field.path: reason` (`Kind/name: reason` for the object itself). */
 export function formatFieldError(kind: string, name: string | undefined, error: FieldError): string {
-  return `${kind}/${name === undefined || name === "" ? "<unnamed>" : name}: ${error.path}: ${error.reason}`;
+  const subject = `${kind}/${name === undefined || name === "" ? "<unnamed>" : name}`;
+  return error.path === "" ? `${subject}: ${error.reason}` : `${subject}: ${error.path}: ${error.reason}`;
 }
 
 export function formatFieldErrors(kind: string, name: string | undefined, errors: readonly FieldError[]): string[] {

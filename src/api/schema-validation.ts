@@ -3,7 +3,7 @@
 import type { TSchema } from "typebox";
 import { Compile, type Validator } from "typebox/compile";
 import type { TLocalizedValidationError } from "typebox/error";
-import { childPath, type FieldError, indexPath, invalidError, notSupportedError, requiredError, typeError } from "./field-errors.ts";
+import { childPath, type FieldError, indexPath, invalidError, keyPath, notSupportedError, requiredError, typeError } from "./field-errors.ts";
 
 /** A compiled schema that reports FieldErrors rooted at `basePath`. */
 export interface SchemaChecker {
@@ -29,6 +29,9 @@ function toFieldErrors(raw: readonly TLocalizedValidationError[], root: unknown,
   const seen = new Set<string>();
   for (const error of raw) {
     if (anyOfPaths.some((prefix) => error.schemaPath.startsWith(prefix))) continue;
+    // Maps (labels, annotations) report a bad value twice: at the value, and as the map's
+    // "additional property" failing; the first says which key.
+    if (error.keyword === "additionalProperties") continue;
     for (const fieldError of translate(error, root, basePath)) {
       const id = `${fieldError.path}\u0000${fieldError.reason}`;
       if (seen.has(id)) continue;
@@ -40,7 +43,7 @@ function toFieldErrors(raw: readonly TLocalizedValidationError[], root: unknown,
 }
 
 function translate(error: TLocalizedValidationError, root: unknown, basePath: string): FieldError[] {
-  const { path, value } = resolve(root, error.instancePath, basePath);
+  const { path, value } = resolve(root, error.instancePath, basePath, error.schemaPath.endsWith("/additionalProperties"));
   switch (error.keyword) {
     case "required":
       return error.params.requiredProperties.map((property) => requiredError(childPath(path, property)));
@@ -63,20 +66,24 @@ function typeName(type: string | string[]): string {
   return Array.isArray(type) ? type.join(" or ") : type;
 }
 
-/** Follows a JSON pointer through the value, rendering the path as `a.b[0].c`. */
-function resolve(root: unknown, pointer: string, basePath: string): { path: string; value: unknown } {
+/**
+ * Follows a JSON pointer through the value, rendering the path as `a.b[0].c`; map keys (the
+ * last segment when the failing schema is a map's value schema) render as `labels[key]`.
+ */
+function resolve(root: unknown, pointer: string, basePath: string, lastIsMapKey: boolean): { path: string; value: unknown } {
   let path = basePath;
   let value = root;
   if (pointer === "") return { path, value };
-  for (const encoded of pointer.slice(1).split("/")) {
-    const segment = encoded.replaceAll("~1", "/").replaceAll("~0", "~");
+  const segments = pointer.slice(1).split("/").map((encoded) => encoded.replaceAll("~1", "/").replaceAll("~0", "~"));
+  segments.forEach((segment, index) => {
     if (Array.isArray(value)) {
       path = indexPath(path, Number(segment));
       value = value[Number(segment)] as unknown;
-    } else {
-      path = /^[A-Za-z_$][\w$]*$/.test(segment) ? childPath(path, segment) : `${path}[${segment}]`;
-      value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[segment] : undefined;
+      return;
     }
-  }
+    const isMapKey = (lastIsMapKey && index === segments.length - 1) || !/^[A-Za-z_$][\w$]*$/.test(segment);
+    path = isMapKey ? keyPath(path, segment) : childPath(path, segment);
+    value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[segment] : undefined;
+  });
   return { path, value };
 }

@@ -2,9 +2,9 @@
 // YAML stream, or written one file per CRD (what `make crds` does into config/crd/).
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { stringify } from "yaml";
 import { customResourceDefinitions } from "../api/crd.ts";
 import type { Command } from "./command.ts";
+import { toYaml } from "./yaml-output.ts";
 import { UsageError } from "./usage-error.ts";
 
 export const CRDS_USAGE = "usage: pod-decorator crds [--output-dir DIR]";
@@ -15,7 +15,7 @@ const HEADER = "# Generated from src/api by `make crds` (pod-decorator crds); do
 export function crdFiles(): { fileName: string; text: string }[] {
   return customResourceDefinitions().map((crd) => ({
     fileName: `${crd.spec.group}_${crd.spec.names.plural}.yaml`,
-    text: HEADER + stringify(crd, { lineWidth: 0 }),
+    text: HEADER + toYaml(crd),
   }));
 }
 

@@ -16,7 +16,9 @@ export function parseManifests(text: string, file: string): unknown[] {
     if (document.errors.length > 0) {
       for (const error of document.errors) {
         const position = error.linePos?.[0];
-        errors.push(`${file}:${position === undefined ? "" : `${position.line}:${position.col}:`} ${error.message.split("\n")[0] ?? ""}`);
+        // The message repeats the position and quotes the source; the first clause is the reason.
+        const reason = (error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
+        errors.push(position === undefined ? `${file}: ${reason}` : `${file}:${position.line}:${position.col}: ${reason}`);
       }
       continue;
     }
