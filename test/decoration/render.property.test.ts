@@ -1,0 +1,88 @@
+// Properties of the engine over generated pods and valid decorations: it never throws, never
+// touches its input, re-rendering changes nothing, container names stay unique, every label
+// stays valid, and the JSON Patch the webhook would return reproduces the rendered pod.
+import fc from "fast-check";
+import jsonpatch from "fast-json-patch";
+import { describe, expect, it } from "vitest";
+import { isLabelValue, isQualifiedName } from "../../src/api/names.ts";
+import type { Pod } from "../../src/api/pod.ts";
+import { validatePodDecoration } from "../../src/api/poddecoration.ts";
+import { decoratePod, liveRevision } from "../../src/decoration/decorate.ts";
+import { REVISIONS_ANNOTATION } from "../../src/decoration/recording.ts";
+import { createJsonPatch } from "../../src/webhook/json-patch.ts";
+import { decorations, pod } from "./arbitraries.ts";
+
+const RUNS = { numRuns: 300 };
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+function containerNames(rendered: Pod): string[] {
+  return [...(rendered.spec?.initContainers ?? []), ...(rendered.spec?.containers ?? [])].map((container) => container.name);
+}
+
+describe("rendering properties", () => {
+  it("generates only valid decorations", () => {
+    fc.assert(fc.property(decorations, (generated) => {
+      for (const decoration of generated) expect(validatePodDecoration(decoration)).toEqual([]);
+    }), RUNS);
+  });
+
+  it("never throws and never mutates its (frozen) input", () => {
+    fc.assert(fc.property(pod, decorations, (input, all) => {
+      const before = structuredClone(input);
+      decoratePod(deepFreeze(input), deepFreeze(all), liveRevision);
+      expect(input).toEqual(before);
+    }), RUNS);
+  });
+
+  it("is deterministic", () => {
+    fc.assert(fc.property(pod, decorations, (input, all) => {
+      expect(decoratePod(input, all, liveRevision)).toEqual(decoratePod(structuredClone(input), structuredClone(all), liveRevision));
+    }), RUNS);
+  });
+
+  it("is idempotent: rendering a rendered pod changes nothing", () => {
+    fc.assert(fc.property(pod, decorations, (input, all) => {
+      const once = decoratePod(input, all, liveRevision);
+      const twice = decoratePod(once.pod, all, liveRevision);
+      expect(twice.pod).toEqual(once.pod);
+      expect(twice.applied).toEqual([]);
+    }), RUNS);
+  });
+
+  it("keeps container names unique across init and regular containers", () => {
+    fc.assert(fc.property(pod, decorations, (input, all) => {
+      const names = containerNames(decoratePod(input, all, liveRevision).pod);
+      expect(new Set(names).size).toBe(names.length);
+    }), RUNS);
+  });
+
+  it("keeps every label key and value valid, and records what it applied", () => {
+    fc.assert(fc.property(pod, decorations, (input, all) => {
+      const result = decoratePod(input, all, liveRevision);
+      for (const [key, value] of Object.entries(result.pod.metadata?.labels ?? {})) {
+        expect(isQualifiedName(key), key).toBe(true);
+        expect(isLabelValue(value), value).toBe(true);
+      }
+      if (result.applied.length > 0) {
+        const recorded = JSON.parse(result.pod.metadata?.annotations?.[REVISIONS_ANNOTATION] ?? "[]") as { name: string }[];
+        expect(recorded.map((entry) => entry.name)).toEqual(expect.arrayContaining(result.applied.map((entry) => entry.name)));
+      }
+    }), RUNS);
+  });
+
+  it("produces a JSON Patch that applies cleanly to the original and reproduces the rendered pod", () => {
+    fc.assert(fc.property(pod, decorations, (input, all) => {
+      const rendered = decoratePod(input, all, liveRevision).pod;
+      const patch = createJsonPatch(input, rendered);
+      const patched = jsonpatch.applyPatch(structuredClone(input), patch, true, false).newDocument;
+      expect(patched).toEqual(JSON.parse(JSON.stringify(rendered)));
+    }), RUNS);
+  });
+});
