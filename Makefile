@@ -43,8 +43,8 @@ setup: node_modules/.installed controlplane ## install Node 24 (if needed), depe
 controlplane: ## build the control-plane binary (once per machine; cold build 15-30 min)
 	@$(CONTROLPLANE)/build.sh >/dev/null
 
-controlplane-up: node_modules/.installed controlplane ## start etcd + kube-apiserver + kube-controller-manager: make controlplane-up DIR=D
-	$(NODE) $(CONTROLPLANE)/cli.ts up $(DIR)
+controlplane-up: node_modules/.installed controlplane ## start etcd, kube-apiserver (with our CRDs), kube-controller-manager: make controlplane-up DIR=D
+	$(NODE) $(CONTROLPLANE)/cli.ts up $(DIR) config/crd
 
 controlplane-down: | $(NODE_TOOLCHAIN) ## stop the control plane started in DIR and remove its data
 	$(NODE) $(CONTROLPLANE)/cli.ts down $(DIR)

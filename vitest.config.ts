@@ -18,8 +18,8 @@ export default defineConfig({
           globalSetup: ["e2e/support/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          // Two cores: more workers only fight the API server for CPU.
-          maxWorkers: 2,
+          // Files share cluster-wide objects (the webhook configurations, CRDs): one file at a time.
+          fileParallelism: false,
         },
       },
     ],

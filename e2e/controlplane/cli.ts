@@ -1,16 +1,16 @@
 // make controlplane-up DIR=D / make controlplane-down DIR=D
 import { controlPlaneMemory, startControlPlane, stopControlPlane } from "./controlplane.ts";
 
-const [command, dir] = process.argv.slice(2);
+const [command, dir, ...crds] = process.argv.slice(2);
 if ((command !== "up" && command !== "down" && command !== "memory") || dir === undefined) {
-  console.error("usage: cli.ts up|down|memory DIR");
+  console.error("usage: cli.ts up DIR [CRD_PATH...] | down DIR | memory DIR");
   process.exit(2);
 }
 
 try {
   if (command === "up") {
     const started = Date.now();
-    const plane = await startControlPlane(dir, { log: (line) => console.error(line) });
+    const plane = await startControlPlane(dir, { crds, log: (line) => console.error(line) });
     console.error(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
     console.log(`kubeconfig: ${plane.kubeconfig}\nkubectl:    ${plane.kubectl}\nserver:     ${plane.server}`);
   } else if (command === "down") {

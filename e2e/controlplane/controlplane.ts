@@ -38,6 +38,11 @@ export interface ControlPlane {
 export interface StartOptions {
   /** Stop everything when this process dies, even if it never calls stop. */
   ownerPid?: number;
+  /**
+   * CRD manifests (files or folders) to install before the controller manager starts: its
+   * garbage collector discovers resource types only every 30 s, and must know these at once.
+   */
+  crds?: readonly string[];
   log?: (line: string) => void;
 }
 
@@ -111,6 +116,10 @@ export async function startControlPlane(dirArgument: string, options: StartOptio
     await saveState();
     await waitFor("kube-apiserver", () => apiserverReady(server, pki.caPem), state.pids["kube-apiserver"], join(dir, "logs", "kube-apiserver.log"));
     log(`kube-apiserver ready at ${server}`);
+    if (options.crds !== undefined && options.crds.length > 0) {
+      installCrds(binary, kubeconfig, options.crds);
+      log(`CRDs installed from ${options.crds.join(", ")}`);
+    }
 
     state.pids["kube-controller-manager"] = launch(binary, ["kube-controller-manager",
       `--kubeconfig=${kubeconfig}`,
@@ -158,6 +167,13 @@ export async function controlPlaneMemory(dirArgument: string): Promise<Record<st
     memory[component] = Math.round(Number(match?.[1] ?? 0) / 1024);
   }
   return memory;
+}
+
+function installCrds(binary: string, kubeconfig: string, paths: readonly string[]): void {
+  const kubectl = (...args: string[]) => execFileSync(binary, ["kubectl", `--kubeconfig=${kubeconfig}`, ...args], { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+  const files = paths.flatMap((path) => ["-f", path]);
+  kubectl("apply", "--server-side", "--field-manager=pod-decorator-e2e", ...files);
+  kubectl("wait", "--for=condition=Established", "--timeout=60s", ...files);
 }
 
 function launch(command: string, args: string[], logFile: string): number {

@@ -2,6 +2,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
 import { startControlPlane, stopControlPlane } from "../controlplane/controlplane.ts";
 
@@ -17,7 +18,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const dir = await mkdtemp(join(tmpdir(), "pod-decorator-e2e-"));
   const started = Date.now();
   // The reaper stops the control plane even if this run is killed before teardown.
-  const plane = await startControlPlane(dir, { ownerPid: process.pid, log: (line) => console.log(`[controlplane] ${line}`) });
+  const plane = await startControlPlane(dir, {
+    ownerPid: process.pid,
+    crds: [fileURLToPath(new URL("../../config/crd/", import.meta.url))],
+    log: (line) => console.log(`[controlplane] ${line}`),
+  });
   console.log(`[controlplane] ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${dir})`);
   project.provide("kubeconfig", plane.kubeconfig);
   project.provide("kubectl", plane.kubectl);
