@@ -15,26 +15,25 @@ export interface LoadedKubeConfig {
 export interface KubeConfigOptions {
   /** The --kubeconfig flag, when given. */
   kubeconfig?: string | undefined;
-  /** Injected for tests; defaults to the process environment. */
-  env?: NodeJS.ProcessEnv;
-  /** Injected for tests; defaults to checking the service-account token file. */
+  /** Injected for tests; defaults to: $KUBERNETES_SERVICE_HOST is set and the token file exists. */
   inCluster?: () => boolean;
 }
 
 export function loadKubeConfig(options: KubeConfigOptions = {}): LoadedKubeConfig {
-  const env = options.env ?? process.env;
-  const inCluster = options.inCluster ?? (() => env.KUBERNETES_SERVICE_HOST !== undefined && existsSync(serviceAccountToken));
+  const inCluster = options.inCluster ?? (() => process.env.KUBERNETES_SERVICE_HOST !== undefined && existsSync(serviceAccountToken));
   const config = new KubeConfig();
   if (options.kubeconfig !== undefined && options.kubeconfig !== "") {
     config.loadFromFile(options.kubeconfig);
     return { config, source: "flag" };
   }
-  if (env.KUBECONFIG !== undefined && env.KUBECONFIG !== "") {
-    // loadFromDefault merges every file of a KUBECONFIG path list the way kubectl does.
+  const fromEnv = process.env.KUBECONFIG;
+  if (fromEnv !== undefined && fromEnv !== "") {
+    // loadFromDefault merges every file of a $KUBECONFIG path list the way kubectl does.
     config.loadFromDefault();
     return { config, source: "env" };
   }
   if (inCluster()) {
+    // Reads $KUBERNETES_SERVICE_HOST/PORT and the mounted service-account token and CA.
     config.loadFromCluster();
     return { config, source: "in-cluster" };
   }

@@ -1,0 +1,35 @@
+import { ApiException } from "@kubernetes/client-node";
+import { describe, expect, it } from "vitest";
+import { isAlreadyExists, isConflict, isGone, isNotFound, statusCode, statusMessage, statusReason } from "../../src/kube/errors.ts";
+
+const status = (code: number, reason: string, message = `${reason} happened`) =>
+  new ApiException(code, "HTTP error", JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code, reason, message }), {});
+
+describe("API error helpers", () => {
+  it("read the reason and message from ApiException's raw body", () => {
+    const error = status(404, "NotFound", 'pods "x" not found');
+    expect(statusCode(error)).toBe(404);
+    expect(statusReason(error)).toBe("NotFound");
+    expect(statusMessage(error)).toBe('pods "x" not found');
+  });
+
+  it("tell NotFound, Conflict, AlreadyExists and Gone apart", () => {
+    const cases = [status(404, "NotFound"), status(409, "Conflict"), status(409, "AlreadyExists"), status(410, "Expired"), status(500, "InternalError")];
+    expect(cases.map((error) => [isNotFound(error), isConflict(error), isAlreadyExists(error), isGone(error)])).toEqual([
+      [true, false, false, false],
+      [false, true, false, false],
+      [false, false, true, false],
+      [false, false, false, true],
+      [false, false, false, false],
+    ]);
+  });
+
+  it("cope with bodies that are objects, missing or not JSON", () => {
+    expect(statusReason(new ApiException(409, "x", { reason: "Conflict" }, {}))).toBe("Conflict");
+    expect(isConflict(new ApiException(409, "x", undefined, {}))).toBe(true);
+    expect(statusReason(new ApiException(500, "x", "<html>", {}))).toBeUndefined();
+    expect(statusMessage(new Error("socket hang up"))).toBe("socket hang up");
+    expect(isNotFound("nope")).toBe(false);
+    expect(isGone({ statusCode: 410 })).toBe(true);
+  });
+});
