@@ -1,0 +1,125 @@
+// Defaulting and the parts of PodDecoration validation the golden cases do not reach:
+// purity, tolerance of arbitrary input, and the KusionStack weight alias.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { formatFieldError } from "../../src/api/field-errors.ts";
+import { decorationGroup, decorationWeight, defaultPodDecoration, type PodDecoration, validatePodDecoration } from "../../src/api/poddecoration.ts";
+
+const minimal = (): PodDecoration => ({
+  apiVersion: "apps.kusionstack.io/v1alpha1",
+  kind: "PodDecoration",
+  metadata: { name: "sidecar", namespace: "shop" },
+  spec: {
+    selector: { matchLabels: { app: "web" } },
+    template: {
+      metadata: [{ labels: { a: "b" } }],
+      primaryContainers: [{ name: "app", image: "example.com/app:2" }],
+      containers: [{ name: "log", image: "registry.k8s.io/pause:3.10" }],
+    },
+  },
+});
+
+describe("defaultPodDecoration", () => {
+  it("fills the schema defaults", () => {
+    const defaulted = defaultPodDecoration(minimal());
+    expect(defaulted.spec.historyLimit).toBe(20);
+    expect(defaulted.spec.template?.metadata?.[0]?.patchPolicy).toBe("Retain");
+    expect(defaulted.spec.template?.primaryContainers?.[0]?.targetPolicy).toBe("ByName");
+    expect(defaulted.spec.template?.containers?.[0]?.injectPolicy).toBe("BeforePrimaryContainer");
+  });
+
+  it("keeps values that are set, and is idempotent", () => {
+    const pd = minimal();
+    pd.spec.historyLimit = 3;
+    pd.spec.template!.containers![0]!.injectPolicy = "AfterPrimaryContainer";
+    const once = defaultPodDecoration(pd);
+    expect(once.spec.historyLimit).toBe(3);
+    expect(once.spec.template?.containers?.[0]?.injectPolicy).toBe("AfterPrimaryContainer");
+    expect(defaultPodDecoration(once)).toEqual(once);
+  });
+
+  it("returns a new object and leaves its (frozen) input alone", () => {
+    const pd = minimal();
+    const before = structuredClone(pd);
+    const frozen = deepFreeze(pd);
+    const defaulted = defaultPodDecoration(frozen);
+    expect(pd).toEqual(before);
+    expect(defaulted).not.toBe(pd);
+    defaulted.spec.selector.matchLabels = {};
+    expect(pd.spec.selector.matchLabels).toEqual({ app: "web" });
+  });
+
+  it("does not materialise injectStrategy.weight, so KusionStack's spec.weight keeps counting", () => {
+    const pd = minimal();
+    pd.spec.weight = 7;
+    const defaulted = defaultPodDecoration(pd);
+    expect(defaulted.spec.injectStrategy).toBeUndefined();
+    expect(decorationWeight(defaulted)).toBe(7);
+    defaulted.spec.weight = 9;
+    expect(decorationWeight(defaulted)).toBe(9);
+  });
+
+  it("never throws on arbitrary JSON", () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => {
+      defaultPodDecoration(value as PodDecoration);
+    }));
+  });
+});
+
+describe("decorationWeight and decorationGroup", () => {
+  it.each([
+    [{}, 0],
+    [{ weight: 4 }, 4],
+    [{ injectStrategy: { weight: 2 } }, 2],
+    [{ injectStrategy: { weight: 0 }, weight: 4 }, 0],
+    [{ injectStrategy: { group: "g" }, weight: -3 }, -3],
+  ] as const)("%j weighs %d", (spec, weight) => {
+    expect(decorationWeight({ spec: { selector: {}, ...spec } })).toBe(weight);
+  });
+
+  it("puts decorations without a group in the empty group", () => {
+    expect(decorationGroup({ spec: { selector: {} } })).toBe("");
+    expect(decorationGroup({ spec: { selector: {}, injectStrategy: { group: "mesh" } } })).toBe("mesh");
+  });
+});
+
+describe("validatePodDecoration", () => {
+  it("accepts a minimal decoration, before and after defaulting", () => {
+    expect(validatePodDecoration(minimal())).toEqual([]);
+    expect(validatePodDecoration(defaultPodDecoration(minimal()))).toEqual([]);
+  });
+
+  it("accepts a generated name, as admission sees a create with generateName", () => {
+    const pd = minimal();
+    pd.metadata = { generateName: "sidecar-" };
+    expect(validatePodDecoration(pd)).toEqual([]);
+  });
+
+  it("never throws on arbitrary JSON, and reports something for non-decorations", () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => {
+      expect(validatePodDecoration(value).length).toBeGreaterThan(0);
+    }));
+  });
+
+  it("never throws on a decoration whose fields are arbitrary JSON", () => {
+    fc.assert(fc.property(fc.dictionary(fc.constantFrom("selector", "template", "updateStrategy", "injectStrategy", "weight", "historyLimit"), fc.jsonValue()), (spec) => {
+      validatePodDecoration({ ...minimal(), spec });
+    }));
+  });
+
+  it("formats errors as Kind/name: field.path: reason", () => {
+    const pd = minimal();
+    pd.spec.historyLimit = 0;
+    expect(validatePodDecoration(pd).map((error) => formatFieldError("PodDecoration", pd.metadata.name, error))).toEqual([
+      "PodDecoration/sidecar: spec.historyLimit: Invalid value: 0: must be greater than or equal to 1",
+    ]);
+  });
+});
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
