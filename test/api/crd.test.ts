@@ -3,7 +3,6 @@
 // runtime uses, and print the columns `kubectl get` shows.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { TSchema } from "typebox";
 import { type CustomResourceDefinition, customResourceDefinitions, type JsonSchemaProps, toStructuralSchema } from "../../src/api/crd.ts";
 import { StringEnum } from "../../src/api/openapi.ts";
 import { crdFiles } from "../../src/cli/crds.ts";
