@@ -1,16 +1,13 @@
 // The one place a before/after pair becomes the JSON Patch a mutating webhook returns.
 import jsonpatch from "fast-json-patch";
+import { cloneJson } from "../api/json.ts";
 
 export type JsonPatch = jsonpatch.Operation[];
 
 /**
- * Both sides go through JSON first: a property set to `undefined` would otherwise
- * become an unappliable `replace`, and class instances or Dates would not compare.
+ * Both sides are normalised to what the wire carries first: a property set to `undefined`
+ * would otherwise become an unappliable `replace`.
  */
 export function createJsonPatch(before: unknown, after: unknown): JsonPatch {
-  return jsonpatch.compare(toJsonValue(before), toJsonValue(after));
-}
-
-function toJsonValue(value: unknown): object {
-  return JSON.parse(JSON.stringify(value ?? {})) as object;
+  return jsonpatch.compare(cloneJson<object>(before ?? {}), cloneJson<object>(after ?? {}));
 }

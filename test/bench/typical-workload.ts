@@ -1,0 +1,91 @@
+// The workload every benchmark decorates: a typical application pod and a namespace with 50
+// PodDecorations of which 5 select it (a logging sidecar, a mesh proxy, env and mounts on the
+// primary container, scheduling, and labels/annotations), as DESIGN §9 specifies.
+import type { Pod } from "../../src/api/pod.ts";
+import type { PodDecoration } from "../../src/api/poddecoration.ts";
+
+export const NAMESPACE = "bench";
+
+export function typicalPod(): Pod {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      generateName: "web-6f9c8d7b5-",
+      namespace: NAMESPACE,
+      labels: { app: "web", tier: "frontend", "pod-template-hash": "6f9c8d7b5" },
+      annotations: { "kubectl.kubernetes.io/default-container": "app" },
+    },
+    spec: {
+      containers: [
+        {
+          name: "app",
+          image: "registry.example.com/shop/web:2.14.1",
+          ports: [{ containerPort: 8080, name: "http" }],
+          env: [{ name: "MODE", value: "production" }, { name: "PORT", value: "8080" }],
+          resources: { requests: { cpu: "250m", memory: "256Mi" }, limits: { memory: "512Mi" } },
+          volumeMounts: [{ name: "config", mountPath: "/etc/web" }],
+          readinessProbe: { httpGet: { path: "/healthz", port: 8080 } },
+        },
+        { name: "metrics", image: "registry.example.com/exporters/web:1.3.0", ports: [{ containerPort: 9100 }] },
+      ],
+      volumes: [{ name: "config", configMap: { name: "web-config" } }],
+      serviceAccountName: "web",
+    },
+  };
+}
+
+function decoration(index: number, matching: boolean, template: NonNullable<PodDecoration["spec"]["template"]>): PodDecoration {
+  return {
+    apiVersion: "apps.kusionstack.io/v1alpha1",
+    kind: "PodDecoration",
+    metadata: {
+      name: `decoration-${String(index).padStart(2, "0")}`,
+      namespace: NAMESPACE,
+      uid: `00000000-0000-4000-8000-${String(index).padStart(12, "0")}`,
+      creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, index)).toISOString().replace(".000Z", "Z"),
+      generation: 1,
+    },
+    spec: {
+      selector: matching
+        ? { matchLabels: { app: "web" }, matchExpressions: [{ key: "tier", operator: "In", values: ["frontend", "backend"] }] }
+        : { matchLabels: { app: `other-${index}` } },
+      injectStrategy: { weight: index },
+      template,
+    },
+  };
+}
+
+const matchingTemplates: NonNullable<PodDecoration["spec"]["template"]>[] = [
+  {
+    containers: [{ name: "log-shipper", image: "cr.fluentbit.io/fluent/fluent-bit:3.2.2", injectPolicy: "AfterPrimaryContainer", volumeMounts: [{ name: "logs", mountPath: "/var/log/app", readOnly: true }] }],
+    primaryContainers: [{ targetPolicy: "All", volumeMounts: [{ name: "logs", mountPath: "/var/log/app" }] }],
+    volumes: [{ name: "logs", emptyDir: {} }],
+  },
+  {
+    initContainers: [{ name: "mesh-init", image: "mesh/init:1.24", securityContext: { capabilities: { add: ["NET_ADMIN"] } } }],
+    containers: [{ name: "mesh-proxy", image: "mesh/proxy:1.24", ports: [{ containerPort: 15001 }] }],
+  },
+  {
+    primaryContainers: [{ targetPolicy: "ByName", name: "app", env: [{ name: "OTEL_EXPORTER_OTLP_ENDPOINT", value: "http://otel-collector:4317" }, { name: "MODE", value: "canary" }] }],
+  },
+  {
+    tolerations: [{ key: "dedicated", operator: "Equal", value: "web", effect: "NoSchedule" }],
+    affinity: { nodeSelectorTerms: [{ matchExpressions: [{ key: "topology.kubernetes.io/zone", operator: "In", values: ["a", "b"] }] }] },
+  },
+  {
+    metadata: [
+      { patchPolicy: "Overwrite", labels: { "cost-center": "shop" }, annotations: { "prometheus.io/scrape": "true" } },
+      { patchPolicy: "MergePatchJson", annotations: { "config.example.com/flags": '{"tracing":true}' } },
+    ],
+  },
+];
+
+/** 50 decorations; those with index % 10 === 0 (5 of them) select the typical pod. */
+export function typicalDecorations(): PodDecoration[] {
+  return Array.from({ length: 50 }, (_, index) => {
+    const matching = index % 10 === 0;
+    const template = matching ? matchingTemplates[index / 10]! : { containers: [{ name: `other-${index}`, image: `other/sidecar:${index}` }] };
+    return decoration(index, matching, template);
+  });
+}
