@@ -6,8 +6,9 @@ import type { PodDecoration } from "../../src/api/poddecoration.ts";
 
 export const NAMESPACE = "bench";
 
+// Plain manifests, asserted to the engine's types: those type only the fields the engine reads.
 export function typicalPod(): Pod {
-  return {
+  const pod = {
     apiVersion: "v1",
     kind: "Pod",
     metadata: {
@@ -33,6 +34,7 @@ export function typicalPod(): Pod {
       serviceAccountName: "web",
     },
   };
+  return pod as Pod;
 }
 
 function decoration(index: number, matching: boolean, template: NonNullable<PodDecoration["spec"]["template"]>): PodDecoration {
@@ -56,7 +58,7 @@ function decoration(index: number, matching: boolean, template: NonNullable<PodD
   };
 }
 
-const matchingTemplates: NonNullable<PodDecoration["spec"]["template"]>[] = [
+const matchingTemplates = [
   {
     containers: [{ name: "log-shipper", image: "cr.fluentbit.io/fluent/fluent-bit:3.2.2", injectPolicy: "AfterPrimaryContainer", volumeMounts: [{ name: "logs", mountPath: "/var/log/app", readOnly: true }] }],
     primaryContainers: [{ targetPolicy: "All", volumeMounts: [{ name: "logs", mountPath: "/var/log/app" }] }],
@@ -79,7 +81,7 @@ const matchingTemplates: NonNullable<PodDecoration["spec"]["template"]>[] = [
       { patchPolicy: "MergePatchJson", annotations: { "config.example.com/flags": '{"tracing":true}' } },
     ],
   },
-];
+] as NonNullable<PodDecoration["spec"]["template"]>[];
 
 /** 50 decorations; those with index % 10 === 0 (5 of them) select the typical pod. */
 export function typicalDecorations(): PodDecoration[] {
