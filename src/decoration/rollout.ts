@@ -1,0 +1,77 @@
+// Which revision of one decoration each matched pod should carry (DESIGN §5). Pure: the
+// PodDecoration controller reports it in status, the CollaSet controller acts on it.
+//
+// - no rollingUpdate: every matched pod moves to the updated revision;
+// - rollingUpdate.selector: pods it selects move, the others keep what they have;
+// - rollingUpdate.partition P: pods in update order (already updated, then not ready, then
+//   CollaSet instance id, then name); all but the last P move, the last P keep what they have.
+//   Pods already updated come first, so lowering P only ever extends the updated set.
+import type { PodDecoration } from "../api/poddecoration.ts";
+import type { Labels } from "../api/label-selector.ts";
+import { selectorMatches } from "./selector.ts";
+
+export const INSTANCE_ID_LABEL = "collaset.kusionstack.io/instance-id";
+
+/** What the planner needs to know about one pod. */
+export interface RolloutPod {
+  name: string;
+  labels: Labels;
+  ready: boolean;
+  /** The revision of this decoration the pod records now, if any. */
+  current: string | undefined;
+}
+
+export interface PodLike {
+  metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; deletionTimestamp?: string | null } | undefined;
+  status?: { phase?: string; conditions?: readonly { type?: string; status?: string }[] } | undefined;
+}
+
+/** Selected by the decoration, in its namespace, not terminal and not being deleted. */
+export function isMatchedPod(decoration: PodDecoration, pod: PodLike): boolean {
+  const metadata = pod.metadata ?? {};
+  if ((metadata.namespace ?? "") !== (decoration.metadata.namespace ?? "")) return false;
+  if (metadata.deletionTimestamp != null) return false;
+  const phase = pod.status?.phase;
+  if (phase === "Succeeded" || phase === "Failed") return false;
+  return decoration.metadata.deletionTimestamp == null && selectorMatches(decoration.spec.selector, metadata.labels);
+}
+
+export function isPodReady(pod: PodLike): boolean {
+  return pod.status?.conditions?.some((condition) => condition.type === "Ready" && condition.status === "True") ?? false;
+}
+
+/**
+ * The target revision of every given (matched) pod, by pod name: the updated revision, or the
+ * pod's current one (undefined: it keeps having none).
+ */
+export function planRollout(decoration: PodDecoration, updatedRevision: string, pods: readonly RolloutPod[]): Map<string, string | undefined> {
+  const targets = new Map<string, string | undefined>();
+  const rollingUpdate = decoration.spec.updateStrategy?.rollingUpdate;
+  if (rollingUpdate?.selector !== undefined) {
+    for (const pod of pods) targets.set(pod.name, selectorMatches(rollingUpdate.selector, pod.labels) ? updatedRevision : pod.current);
+    return targets;
+  }
+  const partition = Math.max(0, rollingUpdate?.partition ?? 0);
+  const ordered = [...pods].sort((a, b) => compareUpdateOrder(a, b, updatedRevision));
+  const moving = Math.max(0, ordered.length - partition);
+  ordered.forEach((pod, index) => targets.set(pod.name, index < moving ? updatedRevision : pod.current));
+  return targets;
+}
+
+function compareUpdateOrder(a: RolloutPod, b: RolloutPod, updatedRevision: string): number {
+  const updated = Number(b.current === updatedRevision) - Number(a.current === updatedRevision);
+  if (updated !== 0) return updated;
+  const notReady = Number(!b.ready) - Number(!a.ready);
+  if (notReady !== 0) return notReady;
+  const ids = compareInstanceIds(a.labels[INSTANCE_ID_LABEL], b.labels[INSTANCE_ID_LABEL]);
+  if (ids !== 0) return ids;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/** Numeric ids first, in numeric order; pods without one (not CollaSet pods) after them. */
+function compareInstanceIds(a: string | undefined, b: string | undefined): number {
+  const numberA = a === undefined || !/^\d+$/.test(a) ? undefined : Number(a);
+  const numberB = b === undefined || !/^\d+$/.test(b) ? undefined : Number(b);
+  if (numberA === undefined || numberB === undefined) return Number(numberA === undefined) - Number(numberB === undefined);
+  return numberA - numberB;
+}

@@ -1,0 +1,82 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { PodDecoration } from "../../src/api/poddecoration.ts";
+import { isMatchedPod, planRollout, type RolloutPod } from "../../src/decoration/rollout.ts";
+
+function decoration(rollingUpdate?: NonNullable<NonNullable<PodDecoration["spec"]["updateStrategy"]>["rollingUpdate"]>): PodDecoration {
+  return {
+    apiVersion: "apps.kusionstack.io/v1alpha1",
+    kind: "PodDecoration",
+    metadata: { name: "logging", namespace: "shop" },
+    spec: { selector: { matchLabels: { app: "web" } }, ...(rollingUpdate === undefined ? {} : { updateStrategy: { rollingUpdate } }) },
+  };
+}
+
+function pod(name: string, instanceId: string | undefined, current: string | undefined, ready = true, labels: Record<string, string> = {}): RolloutPod {
+  return { name, labels: { app: "web", ...(instanceId === undefined ? {} : { "collaset.kusionstack.io/instance-id": instanceId }), ...labels }, ready, current };
+}
+
+const targets = (plan: Map<string, string | undefined>) => Object.fromEntries(plan);
+
+describe("planRollout", () => {
+  it("moves every matched pod to the updated revision without a rolling update", () => {
+    expect(targets(planRollout(decoration(), "r2", [pod("a", "0", "r1"), pod("b", "1", undefined)]))).toEqual({ a: "r2", b: "r2" });
+  });
+
+  it("moves only pods the rolling-update selector selects; the others keep what they have", () => {
+    const plan = planRollout(decoration({ selector: { matchLabels: { canary: "true" } } }), "r2", [
+      pod("a", "0", "r1", true, { canary: "true" }),
+      pod("b", "1", "r1"),
+      pod("c", "2", undefined),
+    ]);
+    expect(targets(plan)).toEqual({ a: "r2", b: "r1", c: undefined });
+  });
+
+  it("holds back the last `partition` pods in instance-id order", () => {
+    const pods = [pod("web-c", "10", undefined), pod("web-a", "2", undefined), pod("web-b", "9", undefined)];
+    expect(targets(planRollout(decoration({ partition: 2 }), "r1", pods))).toEqual({ "web-a": "r1", "web-b": undefined, "web-c": undefined });
+  });
+
+  it("updates not-ready pods before ready ones, and pods without an instance id last, by name", () => {
+    const pods = [pod("z", undefined, "r1"), pod("y", undefined, "r1"), pod("x", "5", "r1"), pod("w", "7", "r1", false)];
+    expect(targets(planRollout(decoration({ partition: 2 }), "r2", pods))).toEqual({ w: "r2", x: "r2", y: "r1", z: "r1" });
+  });
+
+  it("keeps pods already on the updated revision when the partition goes back up", () => {
+    const pods = [pod("a", "0", "r1"), pod("b", "1", "r2"), pod("c", "2", "r2")];
+    expect(targets(planRollout(decoration({ partition: 2 }), "r2", pods))).toEqual({ a: "r1", b: "r2", c: "r2" });
+  });
+
+  it("only ever extends the updated set when the partition is lowered", () => {
+    const arbitraryPods = fc.uniqueArray(
+      fc.record({ id: fc.integer({ min: 0, max: 40 }), ready: fc.boolean(), current: fc.constantFrom(undefined, "r1", "r2") }),
+      { selector: (p) => p.id, maxLength: 12 },
+    );
+    fc.assert(fc.property(arbitraryPods, fc.nat(12), fc.nat(12), (specs, high, low) => {
+      const [from, to] = high >= low ? [high, low] : [low, high];
+      const pods = specs.map((spec) => pod(`p${spec.id}`, String(spec.id), spec.current, spec.ready));
+      const before = planRollout(decoration({ partition: from }), "r2", pods);
+      // Pods act on the plan, then the partition is lowered.
+      const acted = pods.map((p) => ({ ...p, current: before.get(p.name) }));
+      const after = planRollout(decoration({ partition: to }), "r2", acted);
+      for (const p of acted) if (p.current === "r2") expect(after.get(p.name)).toBe("r2");
+      expect([...after.values()].filter((r) => r === "r2").length).toBe(Math.max(acted.filter((p) => p.current === "r2").length, acted.length - to));
+    }));
+  });
+});
+
+describe("isMatchedPod", () => {
+  const live = { metadata: { name: "p", namespace: "shop", labels: { app: "web" } }, status: { phase: "Running" } };
+
+  it("matches a live pod the selector selects in the decoration's namespace", () => {
+    expect(isMatchedPod(decoration(), live)).toBe(true);
+    expect(isMatchedPod(decoration(), { ...live, metadata: { ...live.metadata, namespace: "other" } })).toBe(false);
+    expect(isMatchedPod(decoration(), { ...live, metadata: { ...live.metadata, labels: { app: "db" } } })).toBe(false);
+  });
+
+  it("does not match terminal pods or pods being deleted", () => {
+    expect(isMatchedPod(decoration(), { ...live, status: { phase: "Succeeded" } })).toBe(false);
+    expect(isMatchedPod(decoration(), { ...live, status: { phase: "Failed" } })).toBe(false);
+    expect(isMatchedPod(decoration(), { ...live, metadata: { ...live.metadata, deletionTimestamp: "2026-11-21T00:00:00Z" } })).toBe(false);
+  });
+});
