@@ -1,6 +1,7 @@
-// core/v1 access for the controllers: pods (with status), events, and namespaces (read only).
-import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
-import type { Event, Namespace, Pod } from "./objects.ts";
+// core/v1 access for the controllers: pods (with status), events, configmaps, and namespaces
+// (read only).
+import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Pod } from "@kubernetes/client-node";
+import type { ConfigMap, Event, Namespace, Pod } from "./objects.ts";
 import { listItems, toPlain } from "./plain.ts";
 import { resourceClient, statusClient, type ListOptions, type ResourceClient, type StatusClient } from "./resource-client.ts";
 import { resources } from "./resources.ts";
@@ -13,6 +14,7 @@ export interface NamespaceClient {
 export interface CoreClient {
   pods: ResourceClient<Pod> & StatusClient<Pod>;
   events: ResourceClient<Event>;
+  configMaps: ResourceClient<ConfigMap>;
   namespaces: NamespaceClient;
 }
 
@@ -38,9 +40,18 @@ export function coreClient(config: KubeConfig): CoreClient {
     patch: (args, options) => api.patchNamespacedEvent(args, options),
     delete: (namespace, name, body) => api.deleteNamespacedEvent({ namespace, name, body }),
   });
+  const configMaps = resourceClient<ConfigMap>(resources.configMaps, {
+    get: (namespace, name) => api.readNamespacedConfigMap({ namespace, name }),
+    list: (namespace, options) => (namespace === undefined ? api.listConfigMapForAllNamespaces(options) : api.listNamespacedConfigMap({ namespace, ...options })),
+    create: (namespace, body, fieldManager) => api.createNamespacedConfigMap({ namespace, body: body as V1ConfigMap, fieldManager }),
+    replace: (namespace, name, body, fieldManager) => api.replaceNamespacedConfigMap({ namespace, name, body: body as V1ConfigMap, fieldManager }),
+    patch: (args, options) => api.patchNamespacedConfigMap(args, options),
+    delete: (namespace, name, body) => api.deleteNamespacedConfigMap({ namespace, name, body }),
+  });
   return {
     pods: { ...pods, ...podStatus },
     events,
+    configMaps,
     namespaces: {
       async get(name) {
         return { ...toPlain(await api.readNamespace({ name })), apiVersion: "v1", kind: "Namespace" };
