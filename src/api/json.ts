@@ -11,6 +11,8 @@ export function cloneJson<T>(value: T): T {
 }
 
 function copy(value: unknown): unknown {
+  // JSON has no negative zero: JSON.stringify(-0) is "0".
+  if (typeof value === "number") return value === 0 ? 0 : value;
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) {
     const result = new Array<unknown>(value.length);
@@ -23,7 +25,10 @@ function copy(value: unknown): unknown {
   const result: Record<string, unknown> = {};
   for (const key in value) {
     const item = (value as Record<string, unknown>)[key];
-    if (item !== undefined) result[key] = copy(item);
+    if (item === undefined) continue;
+    // "__proto__" can be a key of parsed JSON; assigning it would replace the prototype.
+    if (key === "__proto__") Object.defineProperty(result, key, { value: copy(item), enumerable: true, writable: true, configurable: true });
+    else result[key] = copy(item);
   }
   return result;
 }

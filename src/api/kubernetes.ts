@@ -4,10 +4,10 @@
 // through the API server and the engine untouched; the full upstream schemas would be large
 // and would tie the CRDs to one Kubernetes version.
 import Type, { type Static } from "typebox";
-import { OpenObject, PRESERVE_UNKNOWN_FIELDS, StringEnum, StringMap } from "./openapi.ts";
+import { OpenObject, OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
 
 /** The ObjectMeta fields this project reads; in CRDs the API server owns `metadata`'s schema. */
-export const ObjectMetaSchema = Type.Object(
+export const ObjectMetaSchema = OpenObjectOf(
   {
     name: Type.Optional(Type.String()),
     generateName: Type.Optional(Type.String()),
@@ -22,7 +22,6 @@ export const ObjectMetaSchema = Type.Object(
     ownerReferences: Type.Optional(Type.Array(OpenObject())),
     finalizers: Type.Optional(Type.Array(Type.String())),
   },
-  PRESERVE_UNKNOWN_FIELDS,
 );
 export type ObjectMeta = Static<typeof ObjectMetaSchema>;
 
@@ -33,7 +32,7 @@ export const EnvVarSchema = Type.Object({
 });
 export type EnvVar = Static<typeof EnvVarSchema>;
 
-export const VolumeMountSchema = Type.Object(
+export const VolumeMountSchema = OpenObjectOf(
   {
     name: Type.String(),
     mountPath: Type.String(),
@@ -42,7 +41,6 @@ export const VolumeMountSchema = Type.Object(
     subPathExpr: Type.Optional(Type.String()),
     mountPropagation: Type.Optional(Type.String()),
   },
-  PRESERVE_UNKNOWN_FIELDS,
 );
 export type VolumeMount = Static<typeof VolumeMountSchema>;
 
@@ -62,11 +60,11 @@ export const ContainerProperties = {
   resources: Type.Optional(OpenObject()),
   restartPolicy: Type.Optional(Type.String()),
 };
-export const ContainerSchema = Type.Object(ContainerProperties, PRESERVE_UNKNOWN_FIELDS);
+export const ContainerSchema = OpenObjectOf(ContainerProperties);
 export type Container = Static<typeof ContainerSchema>;
 
 /** A volume: its name, and whichever single source it has (kept as is). */
-export const VolumeSchema = Type.Object({ name: Type.String() }, PRESERVE_UNKNOWN_FIELDS);
+export const VolumeSchema = OpenObjectOf({ name: Type.String() });
 export type Volume = Static<typeof VolumeSchema>;
 
 // The empty string is what Go clients send for an unset operator or effect ("Equal", "all effects").
@@ -105,12 +103,11 @@ export const NodeSelectorSchema = Type.Object(
   { "x-kubernetes-map-type": "atomic" },
 );
 
-export const NodeAffinitySchema = Type.Object(
+export const NodeAffinitySchema = OpenObjectOf(
   {
     requiredDuringSchedulingIgnoredDuringExecution: Type.Optional(NodeSelectorSchema),
     preferredDuringSchedulingIgnoredDuringExecution: Type.Optional(Type.Array(OpenObject())),
   },
-  PRESERVE_UNKNOWN_FIELDS,
 );
 export type NodeAffinity = Static<typeof NodeAffinitySchema>;
 
@@ -133,7 +130,7 @@ export const ConditionSchema = Type.Object({
 export type Condition = Static<typeof ConditionSchema>;
 
 /** The pod spec fields the engine renders into; everything else is kept. */
-export const PodSpecSchema = Type.Object(
+export const PodSpecSchema = OpenObjectOf(
   {
     initContainers: Type.Optional(Type.Array(ContainerSchema)),
     containers: Type.Array(ContainerSchema),
@@ -143,15 +140,11 @@ export const PodSpecSchema = Type.Object(
     runtimeClassName: Type.Optional(Type.String()),
     nodeSelector: Type.Optional(StringMap()),
   },
-  PRESERVE_UNKNOWN_FIELDS,
 );
 export type PodSpec = Static<typeof PodSpecSchema>;
 
-export const PodTemplateSpecSchema = Type.Object(
-  {
-    metadata: Type.Optional(ObjectMetaSchema),
-    spec: Type.Optional(PodSpecSchema),
-  },
-  PRESERVE_UNKNOWN_FIELDS,
-);
+export const PodTemplateSpecSchema = OpenObjectOf({
+  metadata: Type.Optional(ObjectMetaSchema),
+  spec: Type.Optional(PodSpecSchema),
+});
 export type PodTemplateSpec = Static<typeof PodTemplateSpecSchema>;

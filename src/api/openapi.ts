@@ -3,7 +3,7 @@
 // runtime validators and, through `Static<>`, as TypeScript types. TypeBox's own `Enum`,
 // `Record` and `Union` emit `const`, `patternProperties` and typed `anyOf` branches, which a
 // structural schema forbids; these emit the Kubernetes form instead.
-import Type, { type TSchemaOptions, type TUnsafe } from "typebox";
+import Type, { type Static, type TObject, type TObjectOptions, type TProperties, type TSchemaOptions, type TUnsafe } from "typebox";
 
 /** A string restricted to `values`: `{type: string, enum: [...]}`. */
 export function StringEnum<const Values extends readonly string[]>(values: Values, options: TSchemaOptions = {}): TUnsafe<Values[number]> {
@@ -27,3 +27,15 @@ export function OpenObject(options: TSchemaOptions = {}): TUnsafe<Record<string,
 
 /** Marks an object schema whose declared fields are validated while every other field is kept. */
 export const PRESERVE_UNKNOWN_FIELDS = { "x-kubernetes-preserve-unknown-fields": true } as const;
+
+/** The TypeScript side of an open object: the declared fields, and any others. */
+export type Open<T> = T & { [field: string]: unknown };
+
+/**
+ * An object whose declared fields are validated, defaulted and typed while every other field
+ * is kept: by the API server (`x-kubernetes-preserve-unknown-fields`) and by the TypeScript
+ * type, so a container literal may carry `readinessProbe` without a cast.
+ */
+export function OpenObjectOf<Properties extends TProperties>(properties: Properties, options: TObjectOptions = {}): TUnsafe<Open<Static<TObject<Properties>>>> {
+  return Type.Unsafe<Open<Static<TObject<Properties>>>>(Type.Object(properties, { ...options, ...PRESERVE_UNKNOWN_FIELDS }));
+}

@@ -5,19 +5,16 @@ import Type, { type Static } from "typebox";
 import { childPath, duplicateError, type FieldError, indexPath, invalidError, notSupportedError, requiredError } from "./field-errors.ts";
 import { ObjectMetaSchema, PodSpecSchema } from "./kubernetes.ts";
 import { dns1123LabelErrors } from "./names.ts";
-import { OpenObject, PRESERVE_UNKNOWN_FIELDS } from "./openapi.ts";
+import { OpenObject, OpenObjectOf } from "./openapi.ts";
 import { schemaChecker } from "./schema-validation.ts";
 
-export const PodSchema = Type.Object(
-  {
-    apiVersion: Type.Optional(Type.String()),
-    kind: Type.Optional(Type.String()),
-    metadata: Type.Optional(ObjectMetaSchema),
-    spec: Type.Optional(PodSpecSchema),
-    status: Type.Optional(OpenObject()),
-  },
-  PRESERVE_UNKNOWN_FIELDS,
-);
+export const PodSchema = OpenObjectOf({
+  apiVersion: Type.Optional(Type.String()),
+  kind: Type.Optional(Type.String()),
+  metadata: Type.Optional(ObjectMetaSchema),
+  spec: Type.Optional(PodSpecSchema),
+  status: Type.Optional(OpenObject()),
+});
 export type Pod = Static<typeof PodSchema>;
 
 const checker = schemaChecker(PodSchema);

@@ -35,7 +35,7 @@ import {
 } from "./kubernetes.ts";
 import { LabelSelectorSchema, validateLabelSelector } from "./label-selector.ts";
 import { dns1123SubdomainErrors } from "./names.ts";
-import { PRESERVE_UNKNOWN_FIELDS, StringEnum, StringMap } from "./openapi.ts";
+import { OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
 import { schemaChecker } from "./schema-validation.ts";
 import {
   validateAnnotationKeys,
@@ -79,7 +79,7 @@ export const PrimaryContainerPatchSchema = Type.Object({
 });
 export type PrimaryContainerPatch = Static<typeof PrimaryContainerPatchSchema>;
 
-export const ContainerPatchSchema = Type.Object(
+export const ContainerPatchSchema = OpenObjectOf(
   {
     ...ContainerProperties,
     injectPolicy: Type.Optional(StringEnum(CONTAINER_INJECT_POLICIES, {
@@ -87,7 +87,6 @@ export const ContainerPatchSchema = Type.Object(
       description: "Insert the sidecar just before the pod's first own container, or append it at the end.",
     })),
   },
-  PRESERVE_UNKNOWN_FIELDS,
 );
 export type ContainerPatch = Static<typeof ContainerPatchSchema>;
 

@@ -5,7 +5,8 @@ import type { Pod } from "../api/pod.ts";
 import type { PodDecoration, PodDecorationTemplate } from "../api/poddecoration.ts";
 import { specRevision } from "../revision/revision-data.ts";
 import { type DecorationToApply, type RenderResult, renderPod } from "./render.ts";
-import { type Exclusion, selectDecorations } from "./selection.ts";
+import { type Exclusion, selectApplicable, selectDecorations } from "./selection.ts";
+import { selectorKeys } from "./selector.ts";
 
 /** The revision of a decoration to render: its ControllerRevision name and data. */
 export interface DecorationRevision {
@@ -18,14 +19,42 @@ export interface DecorationRevision {
 export type RevisionFor = (decoration: PodDecoration) => DecorationRevision | undefined;
 
 export interface DecorateResult extends RenderResult {
+  /** Decorations that do not apply, with the reason they did not apply to the pod as given. */
   excluded: Exclusion[];
 }
 
+/**
+ * Selects and renders. Decorations set labels, and labels decide selection, so the rendered
+ * pod is selected again: decorations it now matches join the applied set and everything is
+ * rendered again from the original pod, in order, until nothing new matches. That fixpoint
+ * is what makes rendering idempotent (DESIGN §3): rendering its result selects nothing new.
+ */
 export function decoratePod(pod: Pod, decorations: readonly PodDecoration[], revisionFor: RevisionFor): DecorateResult {
-  const selection = selectDecorations(pod, decorations);
-  const warnings = [...selection.warnings];
+  const first = selectDecorations(pod, decorations);
+  const chosen = new Set(first.apply);
+  let round = render(pod, chosen, revisionFor);
+  for (;;) {
+    const changed = changedLabelKeys(pod, round.rendered.pod);
+    // Only a decoration whose selector reads a changed label can have started to match.
+    const affected = decorations.filter((decoration) => !chosen.has(decoration) && [...selectorKeys(decoration.spec.selector)].some((key) => changed.has(key)));
+    if (affected.length === 0) break;
+    const joining = selectApplicable(round.rendered.pod, decorations).filter((decoration) => !chosen.has(decoration));
+    if (joining.length === 0) break;
+    for (const decoration of joining) chosen.add(decoration);
+    round = render(pod, chosen, revisionFor);
+  }
+  return {
+    ...round.rendered,
+    // Selection and rendering both read the revisions annotation; report its problems once.
+    warnings: [...new Set([...first.warnings, ...round.warnings, ...round.rendered.warnings])],
+    excluded: first.excluded.filter((exclusion) => !chosen.has(exclusion.decoration)),
+  };
+}
+
+function render(pod: Pod, chosen: ReadonlySet<PodDecoration>, revisionFor: RevisionFor): { rendered: RenderResult; warnings: string[] } {
+  const warnings: string[] = [];
   const toApply: DecorationToApply[] = [];
-  for (const decoration of selection.apply) {
+  for (const decoration of chosen) {
     const name = decoration.metadata.name ?? "";
     const revision = revisionFor(decoration);
     if (revision === undefined) {
@@ -34,9 +63,16 @@ export function decoratePod(pod: Pod, decorations: readonly PodDecoration[], rev
     }
     toApply.push({ name, namespace: decoration.metadata.namespace, creationTimestamp: decoration.metadata.creationTimestamp, ...revision });
   }
-  const rendered = renderPod(pod, toApply);
-  // Selection and rendering both read the revisions annotation; report its problems once.
-  return { ...rendered, warnings: [...new Set([...warnings, ...rendered.warnings])], excluded: selection.excluded };
+  return { rendered: renderPod(pod, toApply), warnings };
+}
+
+function changedLabelKeys(before: Pod, after: Pod): Set<string> {
+  const original = before.metadata?.labels ?? {};
+  const rendered = after.metadata?.labels ?? {};
+  const changed = new Set<string>();
+  for (const key of Object.keys(rendered)) if (original[key] !== rendered[key]) changed.add(key);
+  for (const key of Object.keys(original)) if (!Object.hasOwn(rendered, key)) changed.add(key);
+  return changed;
 }
 
 /**

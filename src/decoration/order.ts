@@ -9,18 +9,36 @@ export interface DecorationOrderKey {
   creationTimestamp?: string | undefined;
 }
 
-export function compareDecorationOrder(a: DecorationOrderKey, b: DecorationOrderKey): number {
-  return compareStrings(a.group, b.group) || a.weight - b.weight || compareTimestamps(a.creationTimestamp, b.creationTimestamp) || compareStrings(a.name, b.name);
+/** An order key with its timestamp parsed, ready for comparison. */
+export interface DecorationOrder {
+  name: string;
+  group: string;
+  weight: number;
+  created: number;
+}
+
+export function decorationOrder(key: DecorationOrderKey): DecorationOrder {
+  return { name: key.name, group: key.group, weight: key.weight, created: timestampMillis(key.creationTimestamp) };
+}
+
+export function compareDecorationOrder(a: DecorationOrder, b: DecorationOrder): number {
+  return compareStrings(a.group, b.group) || a.weight - b.weight || compareNumbers(a.created, b.created) || compareStrings(a.name, b.name);
+}
+
+/** A sorted copy of `items`; each item's order is computed once. */
+export function sortInDecorationOrder<T>(items: readonly T[], orderOf: (item: T) => DecorationOrder): T[] {
+  return items
+    .map((item) => ({ item, order: orderOf(item) }))
+    .sort((a, b) => compareDecorationOrder(a.order, b.order))
+    .map(({ item }) => item);
 }
 
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function compareTimestamps(a: string | undefined, b: string | undefined): number {
-  const left = timestampMillis(a);
-  const right = timestampMillis(b);
-  return left === right ? 0 : left < right ? -1 : 1;
+function compareNumbers(a: number, b: number): number {
+  return a === b ? 0 : a < b ? -1 : 1;
 }
 
 function timestampMillis(timestamp: string | undefined): number {

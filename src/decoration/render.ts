@@ -5,13 +5,14 @@
 import type { ObjectMeta, PodSpec } from "../api/kubernetes.ts";
 import type { Pod } from "../api/pod.ts";
 import type { PodDecorationTemplate } from "../api/poddecoration.ts";
-import { compareDecorationOrder } from "./order.ts";
+import { decorationOrder, sortInDecorationOrder } from "./order.ts";
 import { renderInitContainers, renderPrimaryContainers, renderSidecars } from "./parts/containers.ts";
 import { renderMetadata } from "./parts/metadata.ts";
 import { renderAffinity, renderRuntimeClass, renderTolerations } from "./parts/scheduling.ts";
 import { renderVolumes } from "./parts/volumes.ts";
 import type { Warn } from "./parts/warn.ts";
 import { decorationLabelKey, decorationLabelValue, formatRevisionsAnnotation, podRevisions, type RecordedRevision, REVISIONS_ANNOTATION } from "./recording.ts";
+import { cloneJson } from "../api/json.ts";
 
 /** One decoration to render, at the revision chosen for this pod. */
 export interface DecorationToApply {
@@ -41,15 +42,17 @@ export interface RenderResult {
  * revisions annotation and labels. The pod's containers as given are its primary containers.
  */
 export function renderPod(pod: Pod, decorations: readonly DecorationToApply[]): RenderResult {
-  const result = structuredClone(pod);
+  const result = cloneJson(pod);
   const warnings: string[] = [];
   if (decorations.length === 0) return { pod: result, warnings, applied: [] };
 
-  const ordered = [...decorations].sort((a, b) =>
-    compareDecorationOrder(
-      { name: a.name, group: a.injectStrategy.group ?? "", weight: a.injectStrategy.weight ?? 0, creationTimestamp: a.creationTimestamp },
-      { name: b.name, group: b.injectStrategy.group ?? "", weight: b.injectStrategy.weight ?? 0, creationTimestamp: b.creationTimestamp },
-    ));
+  const ordered = sortInDecorationOrder(decorations, (decoration) =>
+    decorationOrder({
+      name: decoration.name,
+      group: decoration.injectStrategy.group ?? "",
+      weight: decoration.injectStrategy.weight ?? 0,
+      creationTimestamp: decoration.creationTimestamp,
+    }));
   const metadata: ObjectMeta = (result.metadata ??= {});
   const spec: PodSpec = (result.spec ??= { containers: [] });
   spec.containers ??= [];

@@ -4,7 +4,7 @@
 // pod already records and every other member of its group.
 import type { Pod } from "../api/pod.ts";
 import { decorationGroup, decorationWeight, type PodDecoration } from "../api/poddecoration.ts";
-import { compareDecorationOrder, type DecorationOrderKey } from "./order.ts";
+import { type DecorationOrder, decorationOrder, sortInDecorationOrder } from "./order.ts";
 import { podRevisions } from "./recording.ts";
 import { selectorMatches } from "./selector.ts";
 
@@ -29,28 +29,58 @@ export interface Selection {
 /** Objects without `metadata.namespace` (offline manifests) are in `default`, as kubectl would put them. */
 export const DEFAULT_NAMESPACE = "default";
 
-export function orderKey(pd: PodDecoration): DecorationOrderKey {
-  return { name: pd.metadata.name ?? "", group: decorationGroup(pd), weight: decorationWeight(pd), creationTimestamp: pd.metadata.creationTimestamp };
+// Decorations from caches are immutable, so their parsed order is computed once per object.
+const orders = new WeakMap<PodDecoration, DecorationOrder>();
+
+export function orderOf(pd: PodDecoration): DecorationOrder {
+  let order = orders.get(pd);
+  if (order === undefined) {
+    order = decorationOrder({ name: pd.metadata.name ?? "", group: decorationGroup(pd), weight: decorationWeight(pd), creationTimestamp: pd.metadata.creationTimestamp });
+    orders.set(pd, order);
+  }
+  return order;
 }
 
 export function selectDecorations(pod: Pod, decorations: readonly PodDecoration[]): Selection {
+  const excluded: Exclusion[] = [];
+  const { apply, warnings } = select(pod, decorations, (decoration, reason, describe) => excluded.push(exclusion(decoration, reason, describe)));
+  return { apply, excluded: sortInDecorationOrder(excluded, (exclusion) => orderOf(exclusion.decoration)), warnings };
+}
+
+type Exclude = (decoration: PodDecoration, reason: ExclusionReason, describe: () => string) => void;
+
+// The detail is written on first read: admission never reads it, and describing 45
+// non-matching selectors for every pod would cost more than selecting.
+function exclusion(decoration: PodDecoration, reason: ExclusionReason, describe: () => string): Exclusion {
+  let detail: string | undefined;
+  return {
+    decoration,
+    reason,
+    get detail() {
+      return (detail ??= describe());
+    },
+  };
+}
+
+/** Selection without the bookkeeping of exclusions unless asked: the webhook's hot path. */
+export function selectApplicable(pod: Pod, decorations: readonly PodDecoration[]): PodDecoration[] {
+  return select(pod, decorations, () => undefined).apply;
+}
+
+function select(pod: Pod, decorations: readonly PodDecoration[], exclude: Exclude): { apply: PodDecoration[]; warnings: string[] } {
   const namespace = pod.metadata?.namespace ?? DEFAULT_NAMESPACE;
   const labels = pod.metadata?.labels ?? {};
-  const sorted = [...decorations].sort((a, b) => compareDecorationOrder(orderKey(a), orderKey(b)));
-  const excluded = new Map<PodDecoration, Exclusion>();
-  const exclude = (decoration: PodDecoration, reason: ExclusionReason, detail: string) => excluded.set(decoration, { decoration, reason, detail });
-
   const sameNamespace: PodDecoration[] = [];
   const matching: PodDecoration[] = [];
-  for (const pd of sorted) {
+  for (const pd of decorations) {
     const pdNamespace = pd.metadata.namespace ?? DEFAULT_NAMESPACE;
     if (pdNamespace !== namespace) {
-      exclude(pd, "namespace", `in namespace ${pdNamespace}, the pod is in ${namespace}`);
+      exclude(pd, "namespace", () => `in namespace ${pdNamespace}, the pod is in ${namespace}`);
       continue;
     }
     sameNamespace.push(pd);
-    if (!selectorMatches(pd.spec.selector, labels)) exclude(pd, "selector", `selector ${JSON.stringify(pd.spec.selector)} does not match the pod's labels`);
-    else if (pd.metadata.deletionTimestamp !== undefined) exclude(pd, "deleting", `being deleted since ${pd.metadata.deletionTimestamp}`);
+    if (!selectorMatches(pd.spec.selector, labels)) exclude(pd, "selector", () => `selector ${JSON.stringify(pd.spec.selector)} does not match the pod's labels`);
+    else if (pd.metadata.deletionTimestamp !== undefined) exclude(pd, "deleting", () => `being deleted since ${pd.metadata.deletionTimestamp ?? ""}`);
     else matching.push(pd);
   }
 
@@ -70,10 +100,12 @@ export function selectDecorations(pod: Pod, decorations: readonly PodDecoration[
   const recorded = podRevisions(pod);
   const recordedNames = new Set(recorded.revisions.map((entry) => entry.name));
   const settledGroups = new Map<string, string>();
-  for (const pd of sameNamespace) {
-    const group = decorationGroup(pd);
-    const name = pd.metadata.name ?? "";
-    if (group !== "" && recordedNames.has(name) && !settledGroups.has(group)) settledGroups.set(group, name);
+  if (recordedNames.size > 0) {
+    for (const pd of sameNamespace) {
+      const group = decorationGroup(pd);
+      const name = pd.metadata.name ?? "";
+      if (group !== "" && recordedNames.has(name) && !settledGroups.has(group)) settledGroups.set(group, name);
+    }
   }
 
   const apply: PodDecoration[] = [];
@@ -82,14 +114,14 @@ export function selectDecorations(pod: Pod, decorations: readonly PodDecoration[
     const group = decorationGroup(pd);
     const winner = group === "" ? undefined : winners.get(group);
     if (recordedNames.has(name)) {
-      exclude(pd, "already-applied", "the pod already records a revision of it");
+      exclude(pd, "already-applied", () => "the pod already records a revision of it");
     } else if (settledGroups.has(group)) {
-      exclude(pd, "already-applied", `group ${group} is already applied to the pod by ${settledGroups.get(group) ?? ""}`);
+      exclude(pd, "already-applied", () => `group ${group} is already applied to the pod by ${settledGroups.get(group) ?? ""}`);
     } else if (winner !== undefined && decorationWeight(pd) < winner.weight) {
-      exclude(pd, "group", `group ${group}: weight ${decorationWeight(pd)} loses to weight ${winner.weight} (${winner.names.join(", ")})`);
+      exclude(pd, "group", () => `group ${group}: weight ${decorationWeight(pd)} loses to weight ${winner.weight} (${winner.names.join(", ")})`);
     } else {
       apply.push(pd);
     }
   }
-  return { apply, excluded: sorted.flatMap((pd) => excluded.get(pd) ?? []), warnings: recorded.warnings };
+  return { apply: sortInDecorationOrder(apply, orderOf), warnings: recorded.warnings };
 }

@@ -20,4 +20,11 @@ describe("cloneJson", () => {
     expect(cloneJson({ a: undefined, b: [undefined, 1] })).toEqual({ b: [null, 1] });
     expect(Object.keys(cloneJson({ a: undefined }))).toEqual([]);
   });
+
+  it("keeps a parsed \"__proto__\" key as data, never as the prototype", () => {
+    const copy = cloneJson(JSON.parse('{"__proto__":{"polluted":true}}') as Record<string, unknown>);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(["__proto__"]);
+    expect((copy as { polluted?: boolean }).polluted).toBeUndefined();
+  });
 });

@@ -3,6 +3,7 @@
 import type { Container, EnvVar, PodSpec, VolumeMount } from "../../api/kubernetes.ts";
 import type { ContainerPatch, PrimaryContainerPatch } from "../../api/poddecoration.ts";
 import type { Warn } from "./warn.ts";
+import { cloneJson } from "../../api/json.ts";
 
 /** Appends init containers; a name already used by any container in the pod keeps the pod's. */
 export function renderInitContainers(spec: PodSpec, initContainers: readonly Container[], warn: Warn): void {
@@ -11,7 +12,7 @@ export function renderInitContainers(spec: PodSpec, initContainers: readonly Con
       warn(`template.initContainers[${index}]`, `the pod already has a container named ${container.name}; the pod's is kept`);
       return;
     }
-    (spec.initContainers ??= []).push(structuredClone(container));
+    (spec.initContainers ??= []).push(cloneJson(container));
   });
 }
 
@@ -62,9 +63,9 @@ export function mergeByKey<T>(existing: readonly T[], additions: readonly T[], k
     const position = positions.get(key);
     if (position === undefined) {
       positions.set(key, result.length);
-      result.push(structuredClone(addition));
+      result.push(cloneJson(addition));
     } else {
-      result[position] = structuredClone(addition);
+      result[position] = cloneJson(addition);
     }
   }
   return result;
@@ -77,7 +78,7 @@ export function mergeByKey<T>(existing: readonly T[], additions: readonly T[], k
  */
 export function renderSidecars(spec: PodSpec, sidecars: readonly ContainerPatch[], primaryNames: ReadonlySet<string>, warn: Warn): void {
   sidecars.forEach((patch, index) => {
-    const { injectPolicy, ...container } = structuredClone(patch);
+    const { injectPolicy, ...container } = cloneJson(patch);
     const existing = spec.containers.findIndex((candidate) => candidate.name === container.name);
     if (existing >= 0) {
       spec.containers[existing] = container;

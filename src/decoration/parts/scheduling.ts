@@ -1,6 +1,7 @@
 // Steps 6–8 of rendering a decoration: affinity, tolerations and runtime class.
 import type { NodeSelectorRequirement, NodeSelectorTerm, PodSpec, Toleration } from "../../api/kubernetes.ts";
 import type { PodDecorationTemplate } from "../../api/poddecoration.ts";
+import { cloneJson } from "../../api/json.ts";
 
 type DecorationAffinity = NonNullable<PodDecorationTemplate["affinity"]>;
 
@@ -12,16 +13,16 @@ type DecorationAffinity = NonNullable<PodDecorationTemplate["affinity"]>;
 export function renderAffinity(spec: PodSpec, affinity: DecorationAffinity): void {
   const override = affinity.overrideAffinity;
   if (override !== undefined) {
-    if (override.nodeAffinity !== undefined) (spec.affinity ??= {}).nodeAffinity = structuredClone(override.nodeAffinity);
-    if (override.podAffinity !== undefined) (spec.affinity ??= {}).podAffinity = structuredClone(override.podAffinity);
-    if (override.podAntiAffinity !== undefined) (spec.affinity ??= {}).podAntiAffinity = structuredClone(override.podAntiAffinity);
+    if (override.nodeAffinity !== undefined) (spec.affinity ??= {}).nodeAffinity = cloneJson(override.nodeAffinity);
+    if (override.podAffinity !== undefined) (spec.affinity ??= {}).podAffinity = cloneJson(override.podAffinity);
+    if (override.podAntiAffinity !== undefined) (spec.affinity ??= {}).podAntiAffinity = cloneJson(override.podAntiAffinity);
   }
   const terms = affinity.nodeSelectorTerms ?? [];
   if (terms.length === 0) return;
   const nodeAffinity = ((spec.affinity ??= {}).nodeAffinity ??= {});
   const required = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
   const podTerms = required?.nodeSelectorTerms ?? [];
-  const combined = podTerms.length === 0 ? structuredClone([...terms]) : podTerms.flatMap((podTerm) => terms.map((term) => andTerms(podTerm, term)));
+  const combined = podTerms.length === 0 ? cloneJson([...terms]) : podTerms.flatMap((podTerm) => terms.map((term) => andTerms(podTerm, term)));
   nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = { ...required, nodeSelectorTerms: combined };
 }
 
@@ -29,7 +30,7 @@ function andTerms(podTerm: NodeSelectorTerm, term: NodeSelectorTerm): NodeSelect
   const podExpressions = podTerm.matchExpressions ?? [];
   const podFields = podTerm.matchFields ?? [];
   // An empty term matches no node; ANDed with anything it still must match none.
-  if (podExpressions.length === 0 && podFields.length === 0) return structuredClone(podTerm);
+  if (podExpressions.length === 0 && podFields.length === 0) return cloneJson(podTerm);
   const result: NodeSelectorTerm = {};
   const expressions = uniqueRequirements([...podExpressions, ...(term.matchExpressions ?? [])]);
   const fields = uniqueRequirements([...podFields, ...(term.matchFields ?? [])]);
@@ -45,7 +46,7 @@ function uniqueRequirements(requirements: readonly NodeSelectorRequirement[]): N
     const id = JSON.stringify([requirement.key, requirement.operator, requirement.values ?? []]);
     if (seen.has(id)) continue;
     seen.add(id);
-    result.push(structuredClone(requirement));
+    result.push(cloneJson(requirement));
   }
   return result;
 }
@@ -62,8 +63,8 @@ export function renderTolerations(spec: PodSpec, tolerations: readonly Toleratio
   for (const toleration of tolerations) {
     const key = toleration.key ?? "";
     const group = byKey.get(key);
-    if (group === undefined) byKey.set(key, [structuredClone(toleration)]);
-    else group.push(structuredClone(toleration));
+    if (group === undefined) byKey.set(key, [cloneJson(toleration)]);
+    else group.push(cloneJson(toleration));
   }
   const result: Toleration[] = [];
   const placed = new Set<string>();
