@@ -1,19 +1,27 @@
 // `pod-decorator serve`: the composition root. Every replica serves the admission webhooks
 // from its informer caches; controllers run on the leader only. SIGTERM or SIGINT stops
 // accepting requests, drains, and exits 0.
+import { randomUUID } from "node:crypto";
 import { once } from "node:events";
+import { hostname } from "node:os";
 import { readFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { AdmissionregistrationV1Api } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
 import { collectDefaultMetrics, Registry } from "prom-client";
-import type { PodDecoration } from "../api/poddecoration.ts";
+import { podDecorationController } from "../controller/poddecoration/controller.ts";
+import type { CachedDecoration } from "../controller/poddecoration/reconciler.ts";
 import { CappedBackoff } from "../controller/runtime/backoff.ts";
 import { realClock } from "../controller/runtime/clock.ts";
+import { EventRecorder } from "../controller/runtime/event-recorder.ts";
+import type { Informer } from "../controller/runtime/informer.ts";
+import { LeaderElector } from "../controller/runtime/leader-election.ts";
+import { kubeLeaseLock } from "../controller/runtime/lease-lock.ts";
+import { RuntimeMetrics } from "../controller/runtime/metrics.ts";
 import { SharedInformers } from "../controller/runtime/shared-informers.ts";
-import { createKubeClient } from "../kube/client.ts";
+import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import { loadKubeConfig } from "../kube/kubeconfig.ts";
-import type { ControllerRevision, KubeObject } from "../kube/objects.ts";
+import type { ControllerRevision, Pod } from "../kube/objects.ts";
 import { resources } from "../kube/resources.ts";
 import { POD_DECORATION_NAME_LABEL } from "../revision/controller-revision.ts";
 import { cachedDecorationSource } from "../webhook/decoration-source.ts";
@@ -48,12 +56,12 @@ export const serve: Command = async (args, io) => {
 async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): Promise<void> {
   const { config, source } = loadKubeConfig({ kubeconfig: options.kubeconfig });
   logger.info({ kubeconfig: source, server: config.getCurrentCluster()?.server }, "starting");
-  const client = createKubeClient(config);
+  const client = createKubeClient<CachedDecoration>(config);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
   const informers = new SharedInformers({ transport: client.rest, logger });
-  const decorations = informers.forResource<PodDecoration & KubeObject>(resources.podDecorations);
+  const decorations = informers.forResource<CachedDecoration>(resources.podDecorations);
   // Only decoration revisions: CollaSet template revisions are the CollaSet controller's.
   const revisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: POD_DECORATION_NAME_LABEL });
 
@@ -90,17 +98,79 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
     logger.info("caches synced; ready");
     const admission = config.makeApiClient(AdmissionregistrationV1Api);
     // The configurations may not exist yet (chart installing) or the API server may blip: retry.
-    void untilDone(signal, logger, "publishing the webhook configurations", () => publishWebhookConfigurations(options, certificates, admission, logger));
+    // Controllers write objects our webhooks admit, so give the first publication a head start.
+    const published = untilDone(signal, logger, "publishing the webhook configurations", () => publishWebhookConfigurations(options, certificates, admission, logger));
+    await Promise.race([published, realClock.sleep(10_000, signal)]);
     certificates.onChange(() => void untilDone(signal, logger, "publishing the renewed CA bundle", () => publishWebhookConfigurations(options, certificates, admission, logger)));
   }
 
+  const identity = `${hostname()}_${randomUUID()}`;
+  // Registered once: leadership may be lost and won again in one process.
+  const metrics = new RuntimeMetrics(registry);
+  const controllers = (leadership: AbortSignal) => runControllers({ client, decorations, revisions, metrics, logger, identity }, leadership);
+  const controllersDone = options.leaderElect
+    ? campaign(options, client, identity, logger, signal, controllers)
+    : controllers(signal);
+
   if (!signal.aborted) await once(signal, "abort");
-  // Stop taking requests first (the API server retries elsewhere), then the informers.
+  // Stop taking requests first (the API server retries elsewhere), then the controllers
+  // (draining their queues, releasing the lease), then the informers.
   await app.close();
+  await controllersDone;
   metricsServer?.close();
   certificates.stop();
   await informers.stopped();
   logger.info("stopped");
+}
+
+interface ControllerDependencies {
+  client: KubeClient<CachedDecoration>;
+  decorations: Informer<CachedDecoration>;
+  revisions: Informer<ControllerRevision>;
+  metrics: RuntimeMetrics;
+  logger: Logger;
+  identity: string;
+}
+
+/** Everything that runs only on the leader; returns when leadership (or the process) ends. */
+async function runControllers(dependencies: ControllerDependencies, leadership: AbortSignal): Promise<void> {
+  const { client, logger } = dependencies;
+  // Pods are cached only where controllers run: followers serve the webhook without them.
+  const informers = new SharedInformers({ transport: client.rest, logger });
+  const pods = informers.forResource<Pod>(resources.pods);
+  informers.start(leadership);
+  const events = new EventRecorder({ sink: client.core.events, component: "pod-decorator", instance: dependencies.identity, logger });
+  const podDecorations = podDecorationController({
+    informers: { decorations: dependencies.decorations, revisions: dependencies.revisions, pods },
+    client,
+    events,
+    clock: realClock,
+    logger,
+    metrics: dependencies.metrics,
+  });
+  logger.info("controllers starting");
+  await podDecorations.run(leadership);
+  await informers.stopped();
+  logger.info("controllers stopped");
+}
+
+/** Campaigns for the Lease until the process stops; leads with the controllers while it holds it. */
+async function campaign(options: ServeOptions, client: KubeClient<CachedDecoration>, identity: string, logger: Logger, signal: AbortSignal, lead: (leadership: AbortSignal) => Promise<void>): Promise<void> {
+  while (!signal.aborted) {
+    let leading: Promise<void> = Promise.resolve();
+    const elector = new LeaderElector({
+      lock: kubeLeaseLock(client.coordination.leases, options.namespace, options.leaderElectionId),
+      identity,
+      logger,
+      onStartedLeading: (leadership) => {
+        leading = lead(leadership);
+      },
+      onStoppedLeading: () => logger.info({ identity }, "stopped leading"),
+      onNewLeader: (leader) => logger.info({ leader }, "new leader observed"),
+    });
+    await elector.run(signal);
+    await leading;
+  }
 }
 
 async function untilDone(signal: AbortSignal, logger: Logger, what: string, attempt: () => Promise<void>): Promise<void> {

@@ -1,0 +1,98 @@
+// Wires the PodDecoration reconciler to its informers: events only map to decoration keys
+// (the decoration itself, the owner of a revision, the decorations that select or are
+// recorded on a pod), as in kubernetes/sample-controller.
+import { CoreV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
+import type { Logger } from "pino";
+import { isPodDecorationsKeyed, podDecorationKeysForPod } from "./mappers.ts";
+import { PodDecorationReconciler, type CachedDecoration } from "./reconciler.ts";
+import type { TemplateVerdict } from "./template-validation.ts";
+import type { Pod as EnginePod } from "../../api/pod.ts";
+import { statusCode, statusMessage } from "../../kube/errors.ts";
+import type { KubeClient } from "../../kube/client.ts";
+import { controllerOf, objectKey, type ControllerRevision, type Pod } from "../../kube/objects.ts";
+import type { Clock } from "../runtime/clock.ts";
+import { Controller } from "../runtime/controller.ts";
+import type { EventRecorder } from "../runtime/event-recorder.ts";
+import type { Informer } from "../runtime/informer.ts";
+import type { RuntimeMetrics } from "../runtime/metrics.ts";
+
+export interface PodDecorationControllerOptions {
+  informers: { decorations: Informer<CachedDecoration>; revisions: Informer<ControllerRevision>; pods: Informer<Pod> };
+  client: KubeClient<CachedDecoration>;
+  events: EventRecorder;
+  clock: Clock;
+  logger: Logger;
+  metrics?: RuntimeMetrics;
+  workers?: number;
+}
+
+export interface RunnableController {
+  controller: Controller;
+  /** Runs until signal aborts, then detaches from the informers. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+export function podDecorationController(options: PodDecorationControllerOptions): RunnableController {
+  const { decorations, revisions, pods } = options.informers;
+  const reconciler = new PodDecorationReconciler({
+    decorations: decorations.cache,
+    revisions: revisions.cache,
+    pods: pods.cache,
+    client: { podDecorations: options.client.kusion.podDecorations, controllerRevisions: options.client.apps.controllerRevisions },
+    dryRunCreate: serverDryRun(options.client.config),
+    events: options.events,
+    clock: options.clock,
+    logger: options.logger.child({ controller: "poddecoration" }),
+  });
+  const controller = new Controller({
+    name: "poddecoration",
+    reconcile: reconciler.reconcile,
+    workers: options.workers ?? 2,
+    logger: options.logger,
+    clock: options.clock,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    waitForSync: [decorations, revisions, pods],
+  });
+  const enqueue = (key: string) => controller.enqueue(key);
+
+  const detach: (() => void)[] = [];
+  detach.push(decorations.addEventHandler({
+    onAdd: (decoration) => enqueue(objectKey(decoration)),
+    onUpdate: (_old, decoration) => enqueue(objectKey(decoration)),
+    onDelete: (decoration) => enqueue(objectKey(decoration)),
+  }));
+  const ownerKey = (revision: ControllerRevision) => {
+    const owner = controllerOf(revision);
+    if (owner !== undefined && isPodDecorationsKeyed(owner)) enqueue(`${revision.metadata?.namespace ?? ""}/${owner.name}`);
+  };
+  detach.push(revisions.addEventHandler({ onAdd: ownerKey, onUpdate: (_old, revision) => ownerKey(revision), onDelete: ownerKey }));
+  const podKeys = (...changed: Pod[]) => {
+    for (const key of podDecorationKeysForPod(decorations.cache, changed)) enqueue(key);
+  };
+  detach.push(pods.addEventHandler({ onAdd: (pod) => podKeys(pod), onUpdate: (old, pod) => podKeys(old, pod), onDelete: (pod) => podKeys(pod) }));
+  return {
+    controller,
+    async run(signal) {
+      try {
+        await controller.start(signal);
+      } finally {
+        for (const remove of detach) remove();
+      }
+    },
+  };
+}
+
+/** Server-side dry-run create: 4xx answers are the API server's verdict, anything else is retried. */
+export function serverDryRun(config: KubeConfig): (pod: EnginePod) => Promise<TemplateVerdict> {
+  const core = config.makeApiClient(CoreV1Api);
+  return async (pod) => {
+    try {
+      await core.createNamespacedPod({ namespace: pod.metadata?.namespace ?? "default", body: pod as V1Pod, dryRun: "All" });
+      return { valid: true };
+    } catch (error) {
+      const code = statusCode(error);
+      if (code === 422 || code === 400 || code === 403) return { valid: false, message: statusMessage(error) };
+      throw error;
+    }
+  };
+}

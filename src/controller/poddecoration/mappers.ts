@@ -1,0 +1,27 @@
+// Dependency mappers (DESIGN §7): which decorations must be reconciled when a pod or a
+// revision changes.
+import { selectorMatches } from "../../decoration/selector.ts";
+import { objectKey, type OwnerReference, type Pod } from "../../kube/objects.ts";
+import type { Lister } from "../runtime/cache.ts";
+import type { CachedDecoration } from "./reconciler.ts";
+import { recordedRevisions } from "./status.ts";
+
+export function isPodDecorationsKeyed(owner: OwnerReference): boolean {
+  return owner.kind === "PodDecoration" && (owner.apiVersion ?? "").startsWith("apps.kusionstack.io/");
+}
+
+/**
+ * The decorations that select any of the given states of a pod (before and after a label
+ * change), or that the pod records: each one's counts or finalizer may depend on the pod.
+ */
+export function podDecorationKeysForPod(decorations: Lister<CachedDecoration>, states: readonly Pod[]): Set<string> {
+  const keys = new Set<string>();
+  for (const pod of states) {
+    const recorded = recordedRevisions(pod);
+    for (const decoration of decorations.list(pod.metadata?.namespace ?? "")) {
+      const name = decoration.metadata.name ?? "";
+      if (recorded?.has(name) === true || selectorMatches(decoration.spec.selector, pod.metadata?.labels)) keys.add(objectKey(decoration));
+    }
+  }
+  return keys;
+}

@@ -1,0 +1,197 @@
+// The PodDecoration controller's reconcile (DESIGN §4, §5, §7): keep the finalizer, store the
+// spec's revision (create, reuse, roll back, escape collisions), validate what it renders,
+// report status, prune history; on deletion, hold the decoration until no CollaSet pod
+// carries it. Reads only caches; every write is followed by the watch event it causes.
+import type { Logger } from "pino";
+import { formatFieldErrors } from "../../api/field-errors.ts";
+import type { Condition } from "../../api/kubernetes.ts";
+import { DEFAULT_HISTORY_LIMIT, validatePodDecoration, type PodDecoration, type PodDecorationStatus } from "../../api/poddecoration.ts";
+import { isAlreadyExists, isNotFound, statusMessage } from "../../kube/errors.ts";
+import { splitKey, type ControllerRevision, type KubeObject, type Pod } from "../../kube/objects.ts";
+import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
+import { canonicalJson } from "../../revision/canonical-json.ts";
+import { buildControllerRevision, POD_DECORATION_NAME_LABEL } from "../../revision/controller-revision.ts";
+import { planRevision, revisionsToPrune, type StoredRevision } from "../../revision/history.ts";
+import { revisionData } from "../../revision/revision-data.ts";
+import { controllerUidIndex, type Lister } from "../runtime/cache.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { Result } from "../runtime/controller.ts";
+import type { EventRecorder } from "../runtime/event-recorder.ts";
+import { isMatchedPod } from "../../decoration/rollout.ts";
+import { collaSetOf, desiredStatus, recordedRevisions } from "./status.ts";
+import { validateTemplate, type DryRunCreate } from "./template-validation.ts";
+
+export const POD_DECORATION_FINALIZER = "poddecoration.kusionstack.io/protection";
+
+export type CachedDecoration = PodDecoration & KubeObject;
+
+export interface PodDecorationReconcilerOptions {
+  decorations: Lister<CachedDecoration>;
+  revisions: Lister<ControllerRevision>;
+  pods: Lister<Pod>;
+  client: {
+    podDecorations: Pick<ResourceClient<CachedDecoration>, "jsonPatch"> & Pick<StatusClient<CachedDecoration>, "replaceStatus">;
+    controllerRevisions: Pick<ResourceClient<ControllerRevision>, "create" | "jsonPatch" | "delete">;
+  };
+  dryRunCreate: DryRunCreate;
+  events: Pick<EventRecorder, "record">;
+  clock: Clock;
+  logger: Logger;
+}
+
+type TemplateCondition = Omit<Condition, "lastTransitionTime" | "observedGeneration">;
+
+export class PodDecorationReconciler {
+  readonly #options: PodDecorationReconcilerOptions;
+  /** The verdict per decoration uid, for the revision it was reached for: validate each revision once. */
+  readonly #verdicts = new Map<string, { revision: string; condition: TemplateCondition }>();
+
+  constructor(options: PodDecorationReconcilerOptions) {
+    this.#options = options;
+  }
+
+  reconcile = async (key: string): Promise<Result | undefined> => {
+    const { namespace = "", name } = splitKey(key);
+    const decoration = this.#options.decorations.get(namespace, name);
+    if (decoration === undefined) return undefined;
+    if (decoration.metadata.deletionTimestamp != null) return this.#finalize(decoration);
+    if (!(decoration.metadata.finalizers ?? []).includes(POD_DECORATION_FINALIZER)) {
+      await this.#addFinalizer(decoration);
+      return undefined;
+    }
+
+    const errors = validatePodDecoration(decoration);
+    if (errors.length > 0) {
+      const message = formatFieldErrors("PodDecoration", name, errors).join("; ");
+      await this.#writeStatus(decoration, undefined, { type: "TemplateValid", status: "False", reason: "Invalid", message });
+      return undefined;
+    }
+
+    const history = this.#history(decoration);
+    const collisionCount = decoration.status?.collisionCount ?? 0;
+    const data = revisionData(decoration);
+    const plan = planRevision(name, data, collisionCount, history);
+    if (plan.kind === "collision") {
+      this.#options.logger.info({ key, reason: `revision name ${plan.name} is taken by other data; collisionCount ${collisionCount + 1}` });
+      await this.#options.client.podDecorations.replaceStatus({ ...decoration, status: { ...decoration.status, collisionCount: collisionCount + 1 } });
+      return undefined;
+    }
+    if (plan.kind === "create") {
+      const revision = buildControllerRevision({
+        owner: { apiVersion: "apps.kusionstack.io/v1alpha1", kind: "PodDecoration", name, namespace, uid: decoration.metadata.uid ?? "" },
+        ownerLabelKey: POD_DECORATION_NAME_LABEL,
+        data,
+        hash: plan.hash,
+        revision: plan.revision,
+      });
+      try {
+        await this.#options.client.controllerRevisions.create(revision);
+        this.#options.events.record(decoration, "Normal", "RevisionCreated", `stored revision ${plan.name} (${plan.revision})`);
+      } catch (error) {
+        // Our own earlier write the cache has not shown yet: wait for it rather than guess.
+        if (isAlreadyExists(error)) return { requeueAfter: 500 };
+        throw error;
+      }
+    } else if (plan.kind === "rollback") {
+      await this.#options.client.controllerRevisions.jsonPatch(namespace, plan.name, [{ op: "replace", path: "/revision", value: plan.revision }]);
+      this.#options.events.record(decoration, "Normal", "RevisionRolledBack", `rolled back to revision ${plan.name}, now ${plan.revision}`);
+    }
+
+    const updatedRevision = plan.name;
+    const templateValid = await this.#templateValidity(decoration, updatedRevision, data);
+    const status = await this.#writeStatus(decoration, updatedRevision, templateValid);
+    await this.#prune(decoration, history, status);
+    return undefined;
+  };
+
+  #history(decoration: CachedDecoration): StoredRevision[] {
+    return this.#options.revisions
+      .byIndex(controllerUidIndex, decoration.metadata.uid ?? "")
+      .map((revision) => ({ name: revision.metadata?.name ?? "", revision: revision.revision, data: revision.data as unknown }));
+  }
+
+  async #addFinalizer(decoration: CachedDecoration): Promise<void> {
+    const { namespace = "", name = "" } = decoration.metadata;
+    const operations = decoration.metadata.finalizers === undefined
+      ? [{ op: "add" as const, path: "/metadata/finalizers", value: [POD_DECORATION_FINALIZER] }]
+      : [{ op: "add" as const, path: "/metadata/finalizers/-", value: POD_DECORATION_FINALIZER }];
+    await this.#options.client.podDecorations.jsonPatch(namespace, name, operations);
+  }
+
+  /** The decoration goes once no CollaSet pod records it (the CollaSet controller removes it from them). */
+  async #finalize(decoration: CachedDecoration): Promise<Result | undefined> {
+    const { namespace = "", name = "" } = decoration.metadata;
+    const finalizers = decoration.metadata.finalizers ?? [];
+    if (!finalizers.includes(POD_DECORATION_FINALIZER)) return undefined;
+    const carriers = this.#options.pods.list(namespace).filter((pod) => collaSetOf(pod) !== undefined && recordedRevisions(pod)?.has(name) === true);
+    if (carriers.length > 0) {
+      this.#options.logger.debug({ key: `${namespace}/${name}`, reason: `waiting for ${carriers.length} CollaSet pods to drop the decoration` });
+      return undefined;
+    }
+    try {
+      await this.#options.client.podDecorations.jsonPatch(namespace, name, [
+        // The test makes a concurrent change of the finalizers fail instead of being overwritten.
+        { op: "test", path: "/metadata/finalizers", value: finalizers },
+        { op: "replace", path: "/metadata/finalizers", value: finalizers.filter((finalizer) => finalizer !== POD_DECORATION_FINALIZER) },
+      ]);
+      this.#options.events.record(decoration, "Normal", "Released", "no CollaSet pod carries the decoration any more");
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    return undefined;
+  }
+
+  async #templateValidity(decoration: CachedDecoration, revision: string, data: ReturnType<typeof revisionData>): Promise<TemplateCondition> {
+    const uid = decoration.metadata.uid ?? "";
+    const known = this.#verdicts.get(uid);
+    if (known?.revision === revision) return known.condition;
+    const matched = this.#options.pods.list(decoration.metadata.namespace).filter((pod) => isMatchedPod(decoration, pod)).sort(byName)[0];
+    const verdict = await validateTemplate(decoration, { revisionName: revision, template: data.template, injectStrategy: data.injectStrategy }, matched, this.#options.dryRunCreate);
+    const condition: TemplateCondition = verdict.valid
+      ? { type: "TemplateValid", status: "True", reason: "DryRunAccepted", message: `a pod rendered with revision ${revision} passes a server-side dry run` }
+      : { type: "TemplateValid", status: "False", reason: "DryRunRejected", message: verdict.message };
+    if (!verdict.valid) this.#options.events.record(decoration, "Warning", "TemplateInvalid", `revision ${revision}: ${verdict.message}`);
+    this.#verdicts.set(uid, { revision, condition });
+    return condition;
+  }
+
+  async #writeStatus(decoration: CachedDecoration, updatedRevision: string | undefined, templateValid: TemplateCondition): Promise<PodDecorationStatus> {
+    const status = desiredStatus({
+      decoration,
+      pods: this.#options.pods.list(decoration.metadata.namespace),
+      updatedRevision,
+      collisionCount: decoration.status?.collisionCount ?? 0,
+      templateValid,
+      now: new Date(this.#options.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
+    });
+    if (canonicalJson(status) !== canonicalJson(decoration.status ?? {})) {
+      await this.#options.client.podDecorations.replaceStatus({ ...decoration, status });
+    }
+    return status;
+  }
+
+  async #prune(decoration: CachedDecoration, history: readonly StoredRevision[], status: PodDecorationStatus): Promise<void> {
+    const name = decoration.metadata.name ?? "";
+    const inUse = new Set<string>([status.currentRevision, status.updatedRevision].filter((revision) => revision !== undefined));
+    for (const pod of this.#options.pods.list(decoration.metadata.namespace)) {
+      const revision = recordedRevisions(pod)?.get(name);
+      if (revision !== undefined) inUse.add(revision);
+    }
+    // The history as it is now, including what this reconcile just stored.
+    const current = history.some((item) => item.name === status.updatedRevision) || status.updatedRevision === undefined
+      ? history
+      : [...history, { name: status.updatedRevision, revision: Number.MAX_SAFE_INTEGER, data: null }];
+    for (const revision of revisionsToPrune(current, decoration.spec.historyLimit ?? DEFAULT_HISTORY_LIMIT, inUse)) {
+      try {
+        await this.#options.client.controllerRevisions.delete(decoration.metadata.namespace ?? "", revision);
+      } catch (error) {
+        if (!isNotFound(error)) throw new Error(`deleting revision ${revision}: ${statusMessage(error)}`, { cause: error });
+      }
+    }
+  }
+}
+
+function byName(a: Pod, b: Pod): number {
+  const [x, y] = [a.metadata?.name ?? "", b.metadata?.name ?? ""];
+  return x < y ? -1 : x > y ? 1 : 0;
+}

@@ -1,0 +1,111 @@
+// The PodDecoration status the controller wants (DESIGN §2, §5), computed from cached pods.
+// Pure: the reconciler compares it with the stored status and writes only a difference.
+import type { Condition } from "../../api/kubernetes.ts";
+import type { PodDecoration, PodDecorationStatus } from "../../api/poddecoration.ts";
+import { REVISIONS_ANNOTATION, podRevisions } from "../../decoration/recording.ts";
+import { isMatchedPod, isPodReady, type PodLike } from "../../decoration/rollout.ts";
+
+export interface StatusPod extends PodLike {
+  metadata?: PodLike["metadata"] & {
+    annotations?: Record<string, string>;
+    ownerReferences?: readonly { kind?: string; name?: string; controller?: boolean }[];
+  };
+}
+
+export interface StatusInput {
+  decoration: PodDecoration;
+  /** Pods of the decoration's namespace. */
+  pods: readonly StatusPod[];
+  updatedRevision: string | undefined;
+  collisionCount: number;
+  /** The TemplateValid condition as last determined (without times). */
+  templateValid: Omit<Condition, "lastTransitionTime" | "observedGeneration">;
+  now: string;
+}
+
+const recordedCache = new WeakMap<object, Map<string, string> | null>();
+
+/** name → revision from a pod's annotation; null when the pod has no annotation. Cached per (frozen) pod. */
+export function recordedRevisions(pod: StatusPod): Map<string, string> | null {
+  let recorded = recordedCache.get(pod);
+  if (recorded === undefined) {
+    recorded = pod.metadata?.annotations?.[REVISIONS_ANNOTATION] === undefined
+      ? null
+      : new Map(podRevisions(pod).revisions.map((entry) => [entry.name, entry.revision]));
+    recordedCache.set(pod, recorded);
+  }
+  return recorded;
+}
+
+export function collaSetOf(pod: StatusPod): string | undefined {
+  return pod.metadata?.ownerReferences?.find((owner) => owner.controller === true && owner.kind === "CollaSet")?.name;
+}
+
+export function desiredStatus(input: StatusInput): PodDecorationStatus {
+  const { decoration, updatedRevision } = input;
+  const name = decoration.metadata.name ?? "";
+  let matched = 0;
+  let injected = 0;
+  let updated = 0;
+  let updatedReady = 0;
+  const details = new Map<string, { affectedReplicas: number; pods: { name: string; revision?: string; escaped?: boolean }[] }>();
+
+  for (const pod of input.pods) {
+    if (!isMatchedPod(decoration, pod)) continue;
+    matched++;
+    const recorded = recordedRevisions(pod);
+    const revision = recorded?.get(name);
+    if (revision !== undefined) injected++;
+    const isUpdated = revision !== undefined && revision === updatedRevision;
+    if (isUpdated) {
+      updated++;
+      if (isPodReady(pod)) updatedReady++;
+    }
+    const collaSet = collaSetOf(pod);
+    if (collaSet !== undefined) {
+      let detail = details.get(collaSet);
+      if (detail === undefined) details.set(collaSet, (detail = { affectedReplicas: 0, pods: [] }));
+      detail.affectedReplicas++;
+      // Escaped: the pod was admitted without any decision about decorations (webhook bypassed).
+      detail.pods.push({ name: pod.metadata?.name ?? "", ...(revision === undefined ? {} : { revision }), ...(recorded === null ? { escaped: true } : {}) });
+    }
+  }
+
+  const previousCurrent = decoration.status?.currentRevision;
+  const currentRevision = updatedRevision !== undefined && updated === matched ? updatedRevision : previousCurrent;
+  const templateValid = input.templateValid;
+  const ready: Omit<Condition, "lastTransitionTime"> = updatedRevision === undefined
+    ? { type: "Ready", status: "False", reason: "RevisionPending", message: "the updated revision is not stored yet" }
+    : templateValid.status === "False"
+      ? { type: "Ready", status: "False", reason: "TemplateInvalid", message: "the template renders pods the API server rejects" }
+      : { type: "Ready", status: "True", reason: updated === matched ? "RolloutComplete" : "RolloutInProgress", message: `${updated} of ${matched} matched pods are on ${updatedRevision}` };
+
+  const generation = decoration.metadata.generation;
+  const conditions = [ready, templateValid].map((condition) => withTransition(condition, decoration.status?.conditions, input.now, generation));
+  return {
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+    ...(currentRevision === undefined ? {} : { currentRevision }),
+    ...(updatedRevision === undefined ? {} : { updatedRevision }),
+    collisionCount: input.collisionCount,
+    matchedPods: matched,
+    injectedPods: injected,
+    updatedPods: updated,
+    updatedReadyPods: updatedReady,
+    updatedAvailablePods: updatedReady,
+    details: [...details.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([collaSet, detail]) => ({
+        collaSet,
+        affectedReplicas: detail.affectedReplicas,
+        ...(decoration.spec.disablePodDetail === true ? {} : { pods: detail.pods.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) }),
+      })),
+    conditions,
+  };
+}
+
+/** Keeps lastTransitionTime when the condition's status did not change, as apimachinery's SetStatusCondition. */
+function withTransition(condition: Omit<Condition, "lastTransitionTime" | "observedGeneration">, previous: readonly Condition[] | undefined, now: string, generation: number | undefined): Condition {
+  const before = previous?.find((item) => item.type === condition.type);
+  const lastTransitionTime = before !== undefined && before.status === condition.status && before.lastTransitionTime !== undefined ? before.lastTransitionTime : now;
+  return { ...condition, ...(generation === undefined ? {} : { observedGeneration: generation }), lastTransitionTime };
+}

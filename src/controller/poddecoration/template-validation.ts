@@ -1,0 +1,71 @@
+// Semantic validation of a decoration (DESIGN §7): a sample pod rendered with it is sent to
+// the API server as a server-side dry-run create, so the API server's own rules (volume
+// references, ports, resource formats, ...) judge the rendered result.
+import type { Pod } from "../../api/pod.ts";
+import type { PodDecoration } from "../../api/poddecoration.ts";
+import { renderPod } from "../../decoration/render.ts";
+import type { DecorationRevision } from "../../decoration/decorate.ts";
+
+export type TemplateVerdict = { valid: true } | { valid: false; message: string };
+
+/** Sends a pod as a server-side dry-run create; resolves to the API server's verdict. */
+export type DryRunCreate = (pod: Pod) => Promise<TemplateVerdict>;
+
+interface SamplePodSource {
+  metadata?: { labels?: Record<string, string> };
+  spec?: {
+    containers?: readonly { name?: string; image?: string; volumeMounts?: readonly { name?: string; mountPath?: string }[] }[];
+    initContainers?: readonly { name?: string; image?: string; volumeMounts?: readonly { name?: string; mountPath?: string }[] }[];
+    volumes?: readonly ({ name?: string } & Record<string, unknown>)[];
+  };
+}
+
+const serviceAccountVolume = /^kube-api-access-/;
+
+/**
+ * A pod to render the decoration into: the containers (names, images, mounts) and volumes of a
+ * pod it selects, without what admission added (service-account token volumes), or a minimal
+ * pod with the selector's labels when it selects none yet.
+ */
+export function samplePod(decoration: PodDecoration, matched: SamplePodSource | undefined): Pod {
+  const namespace = decoration.metadata.namespace ?? "default";
+  const metadata = { generateName: "pod-decorator-validation-", namespace, labels: { ...(matched?.metadata?.labels ?? selectorLabels(decoration)) } };
+  const containers = (list: NonNullable<SamplePodSource["spec"]>["containers"]) =>
+    (list ?? []).map((container) => ({
+      name: container.name ?? "main",
+      image: container.image ?? "registry.k8s.io/pause:3.10",
+      ...(container.volumeMounts === undefined
+        ? {}
+        : { volumeMounts: container.volumeMounts.filter((mount) => !serviceAccountVolume.test(mount.name ?? "")).map((mount) => ({ ...mount })) }),
+    }));
+  const spec = matched?.spec;
+  if (spec?.containers === undefined || spec.containers.length === 0) {
+    return { apiVersion: "v1", kind: "Pod", metadata, spec: { containers: [{ name: "main", image: "registry.k8s.io/pause:3.10" }] } };
+  }
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata,
+    spec: {
+      containers: containers(spec.containers),
+      ...(spec.initContainers === undefined ? {} : { initContainers: containers(spec.initContainers) }),
+      ...(spec.volumes === undefined ? {} : { volumes: spec.volumes.filter((volume) => !serviceAccountVolume.test(volume.name ?? "")).map((volume) => ({ ...volume })) }),
+    },
+  } as Pod;
+}
+
+function selectorLabels(decoration: PodDecoration): Record<string, string> {
+  const labels: Record<string, string> = { ...(decoration.spec.selector.matchLabels ?? {}) };
+  for (const requirement of decoration.spec.selector.matchExpressions ?? []) {
+    if ((requirement.operator === "In" || requirement.operator === "Exists") && labels[requirement.key] === undefined) {
+      labels[requirement.key] = requirement.values?.[0] ?? "true";
+    }
+  }
+  return labels;
+}
+
+/** Renders the decoration's revision into the sample and asks the API server. */
+export async function validateTemplate(decoration: PodDecoration, revision: DecorationRevision, matched: SamplePodSource | undefined, dryRun: DryRunCreate): Promise<TemplateVerdict> {
+  const rendered = renderPod(samplePod(decoration, matched), [{ name: decoration.metadata.name ?? "", namespace: decoration.metadata.namespace, ...revision }]);
+  return dryRun(rendered.pod);
+}
