@@ -56,6 +56,8 @@ function convert(node: JsonSchemaProps, path: string): JsonSchemaProps {
     if (!ALLOWED_KEYWORDS.has(keyword)) throw new Error(`${path}: keyword ${keyword} is not allowed in a structural CRD schema`);
     switch (keyword) {
       case "properties":
+        // The API server drops an empty `properties`; leaving it out keeps generated == served.
+        if (Object.keys(value as object).length === 0) break;
         result.properties = Object.fromEntries(
           Object.entries(value as Record<string, JsonSchemaProps>).map(([name, child]) => [name, convert(child, `${path}.${name}`)]),
         );
