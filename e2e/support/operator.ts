@@ -29,6 +29,7 @@ export interface OperatorOptions {
   tlsArgs?: readonly string[];
   /** Wait until the API server demonstrably calls this process (default true). */
   waitForWebhook?: boolean;
+
   /** Remove the webhook configurations when stopped, so later tests are not refused (default true). */
   removeWebhookConfigurations?: boolean;
 }

@@ -19,8 +19,11 @@ export interface DecorationRevision {
 export type RevisionFor = (decoration: PodDecoration) => DecorationRevision | undefined;
 
 export interface DecorateResult extends RenderResult {
-  /** Decorations that do not apply, with the reason they did not apply to the pod as given. */
-  excluded: Exclusion[];
+  /**
+   * Decorations that do not apply, with the reason they did not apply to the pod as given.
+   * Computed on first read: admission never reads it.
+   */
+  readonly excluded: Exclusion[];
 }
 
 /**
@@ -30,24 +33,27 @@ export interface DecorateResult extends RenderResult {
  * is what makes rendering idempotent (DESIGN §3): rendering its result selects nothing new.
  */
 export function decoratePod(pod: Pod, decorations: readonly PodDecoration[], revisionFor: RevisionFor): DecorateResult {
-  const first = selectDecorations(pod, decorations);
+  const first = selectApplicable(pod, decorations);
   const chosen = new Set(first.apply);
   let round = render(pod, chosen, revisionFor);
   for (;;) {
     const changed = changedLabelKeys(pod, round.rendered.pod);
     // Only a decoration whose selector reads a changed label can have started to match.
-    const affected = decorations.filter((decoration) => !chosen.has(decoration) && [...selectorKeys(decoration.spec.selector)].some((key) => changed.has(key)));
-    if (affected.length === 0) break;
-    const joining = selectApplicable(round.rendered.pod, decorations).filter((decoration) => !chosen.has(decoration));
+    const affected = decorations.some((decoration) => !chosen.has(decoration) && [...selectorKeys(decoration.spec.selector)].some((key) => changed.has(key)));
+    if (!affected) break;
+    const joining = selectApplicable(round.rendered.pod, decorations).apply.filter((decoration) => !chosen.has(decoration));
     if (joining.length === 0) break;
     for (const decoration of joining) chosen.add(decoration);
     round = render(pod, chosen, revisionFor);
   }
+  let excluded: Exclusion[] | undefined;
   return {
     ...round.rendered,
     // Selection and rendering both read the revisions annotation; report its problems once.
     warnings: [...new Set([...first.warnings, ...round.warnings, ...round.rendered.warnings])],
-    excluded: first.excluded.filter((exclusion) => !chosen.has(exclusion.decoration)),
+    get excluded() {
+      return (excluded ??= selectDecorations(pod, decorations).excluded.filter((exclusion) => !chosen.has(exclusion.decoration)));
+    },
   };
 }
 

@@ -62,9 +62,9 @@ function exclusion(decoration: PodDecoration, reason: ExclusionReason, describe:
   };
 }
 
-/** Selection without the bookkeeping of exclusions unless asked: the webhook's hot path. */
-export function selectApplicable(pod: Pod, decorations: readonly PodDecoration[]): PodDecoration[] {
-  return select(pod, decorations, () => undefined).apply;
+/** Selection without the exclusions: the webhook's hot path. */
+export function selectApplicable(pod: Pod, decorations: readonly PodDecoration[]): Omit<Selection, "excluded"> {
+  return select(pod, decorations, () => undefined);
 }
 
 function select(pod: Pod, decorations: readonly PodDecoration[], exclude: Exclude): { apply: PodDecoration[]; warnings: string[] } {

@@ -34,7 +34,7 @@ export function typicalPod(): Pod {
       serviceAccountName: "web",
     },
   };
-  return pod as Pod;
+  return pod;
 }
 
 function decoration(index: number, matching: boolean, template: NonNullable<PodDecoration["spec"]["template"]>): PodDecoration {

@@ -79,7 +79,7 @@ describe("CollaSet admission", () => {
   it("defaults the upgrade policy", () => {
     const request = collaSet({ app: "web" });
     const patch = JSON.parse(Buffer.from(defaultCollaSets(request).response.patch!, "base64").toString()) as jsonpatch.Operation[];
-    const defaulted = jsonpatch.applyPatch(structuredClone(request.object), patch, true, false).newDocument as { spec: { updateStrategy: { podUpgradePolicy: string } } };
+    const defaulted = jsonpatch.applyPatch(structuredClone(request.object), patch, true, false).newDocument as unknown as { spec: { updateStrategy: { podUpgradePolicy: string } } };
     expect(defaulted.spec.updateStrategy.podUpgradePolicy).toBe("InPlaceIfPossible");
   });
 });
