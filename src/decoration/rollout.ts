@@ -51,9 +51,17 @@ export function planRollout(decoration: PodDecoration, updatedRevision: string, 
     for (const pod of pods) targets.set(pod.name, selectorMatches(rollingUpdate.selector, pod.labels) ? updatedRevision : pod.current);
     return targets;
   }
-  const partition = Math.max(0, rollingUpdate?.partition ?? 0);
+  return partitionTargets(pods, updatedRevision, rollingUpdate?.partition ?? 0);
+}
+
+/**
+ * Partition semantics shared by decorations and CollaSet templates: pods in update order, all
+ * but the last `partition` move to the updated revision, the last keep their current one.
+ */
+export function partitionTargets(pods: readonly RolloutPod[], updatedRevision: string, partition: number): Map<string, string | undefined> {
+  const targets = new Map<string, string | undefined>();
   const ordered = [...pods].sort((a, b) => compareUpdateOrder(a, b, updatedRevision));
-  const moving = Math.max(0, ordered.length - partition);
+  const moving = Math.max(0, ordered.length - Math.max(0, partition));
   ordered.forEach((pod, index) => targets.set(pod.name, index < moving ? updatedRevision : pod.current));
   return targets;
 }

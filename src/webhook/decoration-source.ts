@@ -3,7 +3,7 @@
 import type { PodDecoration } from "../api/poddecoration.ts";
 import type { Lister } from "../controller/runtime/cache.ts";
 import type { ControllerRevision, KubeObject } from "../kube/objects.ts";
-import type { DecorationSource } from "./updated-revisions.ts";
+import type { DecorationSource } from "../decoration/updated-revisions.ts";
 
 export function cachedDecorationSource(decorations: Lister<PodDecoration & KubeObject>, revisions: Lister<ControllerRevision & KubeObject>): DecorationSource {
   return {

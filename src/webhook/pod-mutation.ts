@@ -8,7 +8,7 @@ import { REVISIONS_ANNOTATION } from "../decoration/recording.ts";
 import { allow, allowWithPatch, deny, type AdmissionRequest } from "./admission-review.ts";
 import { createJsonPatch } from "./json-patch.ts";
 import type { AdmissionHandler } from "./server.ts";
-import { updatedRevisions, type DecorationSource } from "./updated-revisions.ts";
+import { updatedRevisions, type DecorationSource } from "../decoration/updated-revisions.ts";
 
 export interface PodMutationOptions {
   source: DecorationSource;

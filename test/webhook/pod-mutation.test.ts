@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { PodDecoration } from "../../src/api/poddecoration.ts";
 import type { AdmissionRequest } from "../../src/webhook/admission-review.ts";
 import { podMutation } from "../../src/webhook/pod-mutation.ts";
-import type { DecorationSource } from "../../src/webhook/updated-revisions.ts";
+import type { DecorationSource } from "../../src/decoration/updated-revisions.ts";
 import { specRevision } from "../../src/revision/revision-data.ts";
 
 function decoration(name: string, image = "fluent-bit:3.0", extra: Partial<PodDecoration["spec"]> = {}): PodDecoration {

@@ -6,14 +6,15 @@ import type { Logger } from "pino";
 import { formatFieldErrors } from "../../api/field-errors.ts";
 import type { Condition } from "../../api/kubernetes.ts";
 import { DEFAULT_HISTORY_LIMIT, validatePodDecoration, type PodDecoration, type PodDecorationStatus } from "../../api/poddecoration.ts";
-import { isAlreadyExists, isNotFound, statusMessage } from "../../kube/errors.ts";
+import { isNotFound } from "../../kube/errors.ts";
 import { splitKey, type ControllerRevision, type KubeObject, type Pod } from "../../kube/objects.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
 import { canonicalJson } from "../../revision/canonical-json.ts";
-import { buildControllerRevision, POD_DECORATION_NAME_LABEL } from "../../revision/controller-revision.ts";
-import { planRevision, revisionsToPrune, type StoredRevision } from "../../revision/history.ts";
+import { POD_DECORATION_NAME_LABEL } from "../../revision/controller-revision.ts";
+import type { StoredRevision } from "../../revision/history.ts";
 import { revisionData } from "../../revision/revision-data.ts";
-import { controllerUidIndex, type Lister } from "../runtime/cache.ts";
+import { RevisionHistory } from "../revision-history.ts";
+import type { Lister } from "../runtime/cache.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Result } from "../runtime/controller.ts";
 import type { EventRecorder } from "../runtime/event-recorder.ts";
@@ -45,9 +46,11 @@ export class PodDecorationReconciler {
   readonly #options: PodDecorationReconcilerOptions;
   /** The verdict per decoration uid, for the revision it was reached for: validate each revision once. */
   readonly #verdicts = new Map<string, { revision: string; condition: TemplateCondition }>();
+  readonly #revisions: RevisionHistory;
 
   constructor(options: PodDecorationReconcilerOptions) {
     this.#options = options;
+    this.#revisions = new RevisionHistory({ revisions: options.revisions, client: options.client.controllerRevisions, events: options.events });
   }
 
   reconcile = async (key: string): Promise<Result | undefined> => {
@@ -67,48 +70,28 @@ export class PodDecorationReconciler {
       return undefined;
     }
 
-    const history = this.#history(decoration);
+    const history = this.#revisions.of(decoration);
     const collisionCount = decoration.status?.collisionCount ?? 0;
     const data = revisionData(decoration);
-    const plan = planRevision(name, data, collisionCount, history);
-    if (plan.kind === "collision") {
-      this.#options.logger.info({ key, reason: `revision name ${plan.name} is taken by other data; collisionCount ${collisionCount + 1}` });
+    const stored = await this.#revisions.store(
+      { object: decoration, apiVersion: "apps.kusionstack.io/v1alpha1", kind: "PodDecoration", ownerLabelKey: POD_DECORATION_NAME_LABEL },
+      data,
+      collisionCount,
+      history,
+    );
+    if (stored.kind === "wait") return { requeueAfter: 500 };
+    if (stored.kind === "collision") {
+      this.#options.logger.info({ key, reason: `revision name ${stored.name} is taken by other data; collisionCount ${collisionCount + 1}` });
       await this.#options.client.podDecorations.replaceStatus({ ...decoration, status: { ...decoration.status, collisionCount: collisionCount + 1 } });
       return undefined;
     }
-    if (plan.kind === "create") {
-      const revision = buildControllerRevision({
-        owner: { apiVersion: "apps.kusionstack.io/v1alpha1", kind: "PodDecoration", name, namespace, uid: decoration.metadata.uid ?? "" },
-        ownerLabelKey: POD_DECORATION_NAME_LABEL,
-        data,
-        hash: plan.hash,
-        revision: plan.revision,
-      });
-      try {
-        await this.#options.client.controllerRevisions.create(revision);
-        this.#options.events.record(decoration, "Normal", "RevisionCreated", `stored revision ${plan.name} (${plan.revision})`);
-      } catch (error) {
-        // Our own earlier write the cache has not shown yet: wait for it rather than guess.
-        if (isAlreadyExists(error)) return { requeueAfter: 500 };
-        throw error;
-      }
-    } else if (plan.kind === "rollback") {
-      await this.#options.client.controllerRevisions.jsonPatch(namespace, plan.name, [{ op: "replace", path: "/revision", value: plan.revision }]);
-      this.#options.events.record(decoration, "Normal", "RevisionRolledBack", `rolled back to revision ${plan.name}, now ${plan.revision}`);
-    }
 
-    const updatedRevision = plan.name;
+    const updatedRevision = stored.name;
     const templateValid = await this.#templateValidity(decoration, updatedRevision, data);
     const status = await this.#writeStatus(decoration, updatedRevision, templateValid);
     await this.#prune(decoration, history, status);
     return undefined;
   };
-
-  #history(decoration: CachedDecoration): StoredRevision[] {
-    return this.#options.revisions
-      .byIndex(controllerUidIndex, decoration.metadata.uid ?? "")
-      .map((revision) => ({ name: revision.metadata?.name ?? "", revision: revision.revision, data: revision.data as unknown }));
-  }
 
   async #addFinalizer(decoration: CachedDecoration): Promise<void> {
     const { namespace = "", name = "" } = decoration.metadata;
@@ -177,17 +160,7 @@ export class PodDecorationReconciler {
       const revision = recordedRevisions(pod)?.get(name);
       if (revision !== undefined) inUse.add(revision);
     }
-    // The history as it is now, including what this reconcile just stored.
-    const current = history.some((item) => item.name === status.updatedRevision) || status.updatedRevision === undefined
-      ? history
-      : [...history, { name: status.updatedRevision, revision: Number.MAX_SAFE_INTEGER, data: null }];
-    for (const revision of revisionsToPrune(current, decoration.spec.historyLimit ?? DEFAULT_HISTORY_LIMIT, inUse)) {
-      try {
-        await this.#options.client.controllerRevisions.delete(decoration.metadata.namespace ?? "", revision);
-      } catch (error) {
-        if (!isNotFound(error)) throw new Error(`deleting revision ${revision}: ${statusMessage(error)}`, { cause: error });
-      }
-    }
+    await this.#revisions.prune(decoration.metadata.namespace ?? "", history, status.updatedRevision, decoration.spec.historyLimit ?? DEFAULT_HISTORY_LIMIT, inUse);
   }
 }
 

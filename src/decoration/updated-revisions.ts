@@ -5,11 +5,11 @@
 import type { PodDecoration } from "../api/poddecoration.ts";
 import { PodDecorationTemplateSchema, validatePodDecoration } from "../api/poddecoration.ts";
 import { formatFieldErrors } from "../api/field-errors.ts";
-import type { DecorationRevision, RevisionFor } from "../decoration/decorate.ts";
+import type { DecorationRevision, RevisionFor } from "./decorate.ts";
 import { specRevision } from "../revision/revision-data.ts";
 import { Compile } from "typebox/compile";
 
-/** What the webhook reads from its caches; every object in them is frozen, never mutated. */
+/** What the webhook and the CollaSet controller read from their caches; every object in them is frozen. */
 export interface DecorationSource {
   /** PodDecorations of one namespace. */
   decorations(namespace: string): readonly PodDecoration[];
@@ -70,4 +70,14 @@ function isRevisionData(data: unknown): data is { template: DecorationRevision["
   if (typeof injectStrategy !== "object" || injectStrategy === null) return false;
   const { group, weight } = injectStrategy as Record<string, unknown>;
   return typeof group === "string" && typeof weight === "number";
+}
+
+/**
+ * A stored revision by name (one a pod records, which may be older than the updated one), or
+ * undefined when the cache does not hold it or it is not a PodDecoration revision.
+ */
+export function storedRevision(source: DecorationSource, namespace: string, name: string): DecorationRevision | undefined {
+  const stored = source.revisionData(namespace, name);
+  if (stored === undefined || !isRevisionData(stored)) return undefined;
+  return { revisionName: name, template: stored.template, injectStrategy: stored.injectStrategy };
 }
