@@ -50,7 +50,8 @@ async function decoration(namespace: string, name: string): Promise<Decoration> 
 }
 
 async function revisions(namespace: string): Promise<V1ControllerRevision[]> {
-  return (await clients().apps.listNamespacedControllerRevision({ namespace })).items.sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0));
+  // The decorations' revisions only: CollaSets keep theirs in the same namespace.
+  return (await clients().apps.listNamespacedControllerRevision({ namespace, labelSelector: "poddecoration.kusionstack.io/name" })).items.sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0));
 }
 
 /** Waits until the controller has observed the latest generation and the check holds. */

@@ -9,6 +9,8 @@ import type { AddressInfo } from "node:net";
 import { AdmissionregistrationV1Api } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
 import { collectDefaultMetrics, Registry } from "prom-client";
+import { collaSetController } from "../controller/collaset/controller.ts";
+import type { CachedCollaSet } from "../controller/collaset/reconciler.ts";
 import { podDecorationController } from "../controller/poddecoration/controller.ts";
 import type { CachedDecoration } from "../controller/poddecoration/reconciler.ts";
 import { CappedBackoff } from "../controller/runtime/backoff.ts";
@@ -23,6 +25,7 @@ import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import { loadKubeConfig } from "../kube/kubeconfig.ts";
 import type { ControllerRevision, Pod } from "../kube/objects.ts";
 import { resources } from "../kube/resources.ts";
+import { COLLASET_NAME_LABEL } from "../revision/collaset-revision-data.ts";
 import { POD_DECORATION_NAME_LABEL } from "../revision/controller-revision.ts";
 import { cachedDecorationSource } from "../webhook/decoration-source.ts";
 import { createMetricsServer } from "../webhook/metrics-server.ts";
@@ -56,7 +59,7 @@ export const serve: Command = async (args, io) => {
 async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): Promise<void> {
   const { config, source } = loadKubeConfig({ kubeconfig: options.kubeconfig });
   logger.info({ kubeconfig: source, server: config.getCurrentCluster()?.server }, "starting");
-  const client = createKubeClient<CachedDecoration>(config);
+  const client = createKubeClient<CachedDecoration, CachedCollaSet>(config);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -115,7 +118,7 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
   if (!signal.aborted) await once(signal, "abort");
   // Stop taking requests first (the API server retries elsewhere), then the controllers
   // (draining their queues, releasing the lease), then the informers.
-  await app.close();
+  await closeWithin(app, 5_000, logger);
   await controllersDone;
   metricsServer?.close();
   certificates.stop();
@@ -124,7 +127,7 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
 }
 
 interface ControllerDependencies {
-  client: KubeClient<CachedDecoration>;
+  client: KubeClient<CachedDecoration, CachedCollaSet>;
   decorations: Informer<CachedDecoration>;
   revisions: Informer<ControllerRevision>;
   metrics: RuntimeMetrics;
@@ -138,6 +141,8 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   // Pods are cached only where controllers run: followers serve the webhook without them.
   const informers = new SharedInformers({ transport: client.rest, logger });
   const pods = informers.forResource<Pod>(resources.pods);
+  const collaSets = informers.forResource<CachedCollaSet>(resources.collaSets);
+  const collaSetRevisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: COLLASET_NAME_LABEL });
   informers.start(leadership);
   const events = new EventRecorder({ sink: client.core.events, component: "pod-decorator", instance: dependencies.identity, logger });
   const podDecorations = podDecorationController({
@@ -148,8 +153,17 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     logger,
     metrics: dependencies.metrics,
   });
+  const collaSetsController = collaSetController({
+    informers: { collaSets, revisions: collaSetRevisions, pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions },
+    decorationSource: cachedDecorationSource(dependencies.decorations.cache, dependencies.revisions.cache),
+    client,
+    events,
+    clock: realClock,
+    logger,
+    metrics: dependencies.metrics,
+  });
   logger.info("controllers starting");
-  await podDecorations.run(leadership);
+  await Promise.all([podDecorations.run(leadership), collaSetsController.run(leadership)]);
   await informers.stopped();
   logger.info("controllers stopped");
 }
@@ -170,6 +184,22 @@ async function campaign(options: ServeOptions, client: KubeClient<CachedDecorati
     });
     await elector.run(signal);
     await leading;
+  }
+}
+
+/**
+ * Lets in-flight admission requests finish, but not a keep-alive connection the API server
+ * holds open (its idle timeout is 90 s): after the grace period every connection is closed.
+ */
+async function closeWithin(app: Awaited<ReturnType<typeof createWebhookServer>>, graceMs: number, logger: Logger): Promise<void> {
+  const closed = app.close();
+  const timer = new AbortController();
+  const inTime = await Promise.race([closed.then(() => true), realClock.sleep(graceMs, timer.signal).then(() => false)]);
+  timer.abort();
+  if (!inTime) {
+    logger.warn({ graceMs }, "closing the connections still open after the grace period");
+    app.server.closeAllConnections();
+    await closed;
   }
 }
 

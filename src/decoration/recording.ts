@@ -77,3 +77,17 @@ export function formatRevisionsAnnotation(revisions: readonly RecordedRevision[]
 export function podRevisions(pod: { metadata?: { annotations?: Record<string, string> } }): ParsedRevisions {
   return parseRevisionsAnnotation(pod.metadata?.annotations?.[REVISIONS_ANNOTATION]);
 }
+
+const recordedCache = new WeakMap<object, Map<string, string> | null>();
+
+/** name → revision from a pod's annotation; null when the pod has no annotation. Cached per (frozen) pod. */
+export function recordedRevisions(pod: { metadata?: { annotations?: Record<string, string> } | undefined }): Map<string, string> | null {
+  let recorded = recordedCache.get(pod);
+  if (recorded === undefined) {
+    recorded = pod.metadata?.annotations?.[REVISIONS_ANNOTATION] === undefined
+      ? null
+      : new Map(podRevisions(pod).revisions.map((entry) => [entry.name, entry.revision]));
+    recordedCache.set(pod, recorded);
+  }
+  return recorded;
+}

@@ -89,7 +89,10 @@ export function resourceClient<T extends KubeObject>(resource: ResourceType, ope
       return result.items.map(plain);
     },
     async create(object) {
-      return plain(await operations.create(identity(object, resource).namespace, typed(object), fieldManager));
+      // A name may be left to the server (metadata.generateName); the namespace may not.
+      const namespace = object.metadata?.namespace;
+      if (namespace === undefined || namespace === "" || (object.metadata?.name === undefined && object.metadata?.generateName === undefined)) identity(object, resource);
+      return plain(await operations.create(namespace ?? "", typed(object), fieldManager));
     },
     async replace(object) {
       const { namespace, name } = identity(object, resource);

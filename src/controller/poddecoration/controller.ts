@@ -1,16 +1,13 @@
 // Wires the PodDecoration reconciler to its informers: events only map to decoration keys
 // (the decoration itself, the owner of a revision, the decorations that select or are
 // recorded on a pod), as in kubernetes/sample-controller.
-import { CoreV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { isPodDecorationsKeyed, podDecorationKeysForPod } from "./mappers.ts";
 import { PodDecorationReconciler, type CachedDecoration } from "./reconciler.ts";
-import type { TemplateVerdict } from "./template-validation.ts";
-import type { Pod as EnginePod } from "../../api/pod.ts";
-import { statusCode, statusMessage } from "../../kube/errors.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import { controllerOf, objectKey, type ControllerRevision, type Pod } from "../../kube/objects.ts";
 import type { Clock } from "../runtime/clock.ts";
+import { serverDryRun } from "../server-dry-run.ts";
 import { Controller } from "../runtime/controller.ts";
 import type { EventRecorder } from "../runtime/event-recorder.ts";
 import type { Informer } from "../runtime/informer.ts";
@@ -79,20 +76,5 @@ export function podDecorationController(options: PodDecorationControllerOptions)
         for (const remove of detach) remove();
       }
     },
-  };
-}
-
-/** Server-side dry-run create: 4xx answers are the API server's verdict, anything else is retried. */
-export function serverDryRun(config: KubeConfig): (pod: EnginePod) => Promise<TemplateVerdict> {
-  const core = config.makeApiClient(CoreV1Api);
-  return async (pod) => {
-    try {
-      await core.createNamespacedPod({ namespace: pod.metadata?.namespace ?? "default", body: pod as V1Pod, dryRun: "All" });
-      return { valid: true };
-    } catch (error) {
-      const code = statusCode(error);
-      if (code === 422 || code === 400 || code === 403) return { valid: false, message: statusMessage(error) };
-      throw error;
-    }
   };
 }

@@ -4,7 +4,7 @@ import { selectorMatches } from "../../decoration/selector.ts";
 import { objectKey, type OwnerReference, type Pod } from "../../kube/objects.ts";
 import type { Lister } from "../runtime/cache.ts";
 import type { CachedDecoration } from "./reconciler.ts";
-import { recordedRevisions } from "./status.ts";
+import { recordedRevisions } from "../../decoration/recording.ts";
 
 export function isPodDecorationsKeyed(owner: OwnerReference): boolean {
   return owner.kind === "PodDecoration" && (owner.apiVersion ?? "").startsWith("apps.kusionstack.io/");

@@ -19,8 +19,10 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Result } from "../runtime/controller.ts";
 import type { EventRecorder } from "../runtime/event-recorder.ts";
 import { isMatchedPod } from "../../decoration/rollout.ts";
-import { collaSetOf, desiredStatus, recordedRevisions } from "./status.ts";
-import { validateTemplate, type DryRunCreate } from "./template-validation.ts";
+import { recordedRevisions } from "../../decoration/recording.ts";
+import { collaSetOf, desiredStatus } from "./status.ts";
+import type { DryRunCreate } from "../server-dry-run.ts";
+import { validateTemplate } from "./template-validation.ts";
 
 export const POD_DECORATION_FINALIZER = "poddecoration.kusionstack.io/protection";
 

@@ -2,8 +2,9 @@
 // Pure: the reconciler compares it with the stored status and writes only a difference.
 import type { Condition } from "../../api/kubernetes.ts";
 import type { PodDecoration, PodDecorationStatus } from "../../api/poddecoration.ts";
-import { REVISIONS_ANNOTATION, podRevisions } from "../../decoration/recording.ts";
+import { recordedRevisions } from "../../decoration/recording.ts";
 import { isMatchedPod, isPodReady, type PodLike } from "../../decoration/rollout.ts";
+import { withTransition } from "../conditions.ts";
 
 export interface StatusPod extends PodLike {
   metadata?: PodLike["metadata"] & {
@@ -21,20 +22,6 @@ export interface StatusInput {
   /** The TemplateValid condition as last determined (without times). */
   templateValid: Omit<Condition, "lastTransitionTime" | "observedGeneration">;
   now: string;
-}
-
-const recordedCache = new WeakMap<object, Map<string, string> | null>();
-
-/** name → revision from a pod's annotation; null when the pod has no annotation. Cached per (frozen) pod. */
-export function recordedRevisions(pod: StatusPod): Map<string, string> | null {
-  let recorded = recordedCache.get(pod);
-  if (recorded === undefined) {
-    recorded = pod.metadata?.annotations?.[REVISIONS_ANNOTATION] === undefined
-      ? null
-      : new Map(podRevisions(pod).revisions.map((entry) => [entry.name, entry.revision]));
-    recordedCache.set(pod, recorded);
-  }
-  return recorded;
 }
 
 export function collaSetOf(pod: StatusPod): string | undefined {
@@ -101,11 +88,4 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
       })),
     conditions,
   };
-}
-
-/** Keeps lastTransitionTime when the condition's status did not change, as apimachinery's SetStatusCondition. */
-function withTransition(condition: Omit<Condition, "lastTransitionTime" | "observedGeneration">, previous: readonly Condition[] | undefined, now: string, generation: number | undefined): Condition {
-  const before = previous?.find((item) => item.type === condition.type);
-  const lastTransitionTime = before !== undefined && before.status === condition.status && before.lastTransitionTime !== undefined ? before.lastTransitionTime : now;
-  return { ...condition, ...(generation === undefined ? {} : { observedGeneration: generation }), lastTransitionTime };
 }

@@ -5,11 +5,8 @@ import type { Pod } from "../../api/pod.ts";
 import type { PodDecoration } from "../../api/poddecoration.ts";
 import { renderPod } from "../../decoration/render.ts";
 import type { DecorationRevision } from "../../decoration/decorate.ts";
+import type { DryRunCreate, DryRunVerdict } from "../server-dry-run.ts";
 
-export type TemplateVerdict = { valid: true } | { valid: false; message: string };
-
-/** Sends a pod as a server-side dry-run create; resolves to the API server's verdict. */
-export type DryRunCreate = (pod: Pod) => Promise<TemplateVerdict>;
 
 interface SamplePodSource {
   metadata?: { labels?: Record<string, string> };
@@ -65,7 +62,7 @@ function selectorLabels(decoration: PodDecoration): Record<string, string> {
 }
 
 /** Renders the decoration's revision into the sample and asks the API server. */
-export async function validateTemplate(decoration: PodDecoration, revision: DecorationRevision, matched: SamplePodSource | undefined, dryRun: DryRunCreate): Promise<TemplateVerdict> {
+export async function validateTemplate(decoration: PodDecoration, revision: DecorationRevision, matched: SamplePodSource | undefined, dryRun: DryRunCreate): Promise<DryRunVerdict> {
   const rendered = renderPod(samplePod(decoration, matched), [{ name: decoration.metadata.name ?? "", namespace: decoration.metadata.namespace, ...revision }]);
   return dryRun(rendered.pod);
 }

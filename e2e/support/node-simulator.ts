@@ -1,0 +1,127 @@
+// A kubelet stand-in for e2e tests and the demo — it simulates a node, never the API server.
+// Pods of the namespaces it serves are bound to a fake Node, reported Running and Ready, and
+// an image changed in place is reported running after `restartDelayMs`, as a kubelet does once
+// it has restarted the container. Pods being deleted are removed for good (the kubelet's final
+// delete with grace period 0), which finalizers may still hold back.
+import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
+import { pino } from "pino";
+import { Controller } from "../../src/controller/runtime/controller.ts";
+import { Informer } from "../../src/controller/runtime/informer.ts";
+import { createKubeClient } from "../../src/kube/client.ts";
+import { isNotFound } from "../../src/kube/errors.ts";
+import { restListWatch } from "../../src/kube/list-watch.ts";
+import { splitKey, type Pod } from "../../src/kube/objects.ts";
+import { resources } from "../../src/kube/resources.ts";
+
+export interface NodeSimulatorOptions {
+  config: KubeConfig;
+  /** Only pods of this namespace (all namespaces when omitted). */
+  namespace?: string;
+  nodeName?: string;
+  /** How long a container takes to come back after its image changed (default 100 ms). */
+  restartDelayMs?: number;
+}
+
+export interface NodeSimulator {
+  nodeName: string;
+  stop(): Promise<void>;
+}
+
+export async function startNodeSimulator(options: NodeSimulatorOptions): Promise<NodeSimulator> {
+  const nodeName = options.nodeName ?? "simulated-node";
+  const restartDelayMs = options.restartDelayMs ?? 100;
+  const client = createKubeClient(options.config);
+  const core = options.config.makeApiClient(CoreV1Api);
+  await core.createNode({ body: { metadata: { name: nodeName, labels: { "kubernetes.io/hostname": nodeName } } } }).catch((error: unknown) => {
+    if ((error as { code?: number }).code !== 409) throw error;
+  });
+
+  const stop = new AbortController();
+  const informer = new Informer<Pod>({
+    name: "simulated-kubelet-pods",
+    listWatch: restListWatch<Pod>(client.rest, resources.pods, options.namespace === undefined ? {} : { namespace: options.namespace }),
+    logger: pino({ level: "silent" }),
+  });
+  /** When the simulator first saw each container's current spec image differ from what runs. */
+  const imageChangeSeen = new Map<string, { image: string; at: number }>();
+  const finalDeletes = new Set<string>();
+
+  const reconcile = async (key: string) => {
+    const { namespace = "", name } = splitKey(key);
+    const pod = informer.cache.get(namespace, name);
+    if (pod === undefined) return undefined;
+    const spec = pod.spec;
+    if (spec === undefined) return undefined;
+    if (pod.metadata?.deletionTimestamp != null) {
+      if (spec.nodeName !== undefined && !finalDeletes.has(pod.metadata.uid ?? "")) {
+        finalDeletes.add(pod.metadata.uid ?? "");
+        await core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 0 }).catch((error: unknown) => {
+          if (!isNotFound(error)) throw error;
+        });
+      }
+      return undefined;
+    }
+    if (spec.nodeName === undefined) {
+      await core.createNamespacedBinding({ namespace, body: { metadata: { name }, target: { apiVersion: "v1", kind: "Node", name: nodeName } } });
+      return undefined;
+    }
+    if (spec.nodeName !== nodeName) return undefined;
+
+    const now = Date.now();
+    let wakeIn: number | undefined;
+    const previous = new Map((pod.status?.containerStatuses ?? []).map((status) => [status.name, status]));
+    const startedAt = new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const containerStatuses = spec.containers.map((container) => {
+      const before = previous.get(container.name);
+      const image = container.image ?? "";
+      let running = before?.image ?? image;
+      let restartCount = before?.restartCount ?? 0;
+      if (running !== image) {
+        const seenKey = `${pod.metadata?.uid ?? ""}/${container.name}`;
+        const seen = imageChangeSeen.get(seenKey);
+        const at = seen?.image === image ? seen.at : now;
+        imageChangeSeen.set(seenKey, { image, at });
+        if (now - at >= restartDelayMs) {
+          running = image;
+          restartCount++;
+          imageChangeSeen.delete(seenKey);
+        } else {
+          wakeIn = Math.min(wakeIn ?? Number.POSITIVE_INFINITY, restartDelayMs - (now - at));
+        }
+      }
+      return {
+        name: container.name,
+        image: running,
+        imageID: `simulated://${running}`,
+        ready: true,
+        started: true,
+        restartCount,
+        state: { running: { startedAt: running === before?.image ? (before.state?.running?.startedAt ?? startedAt) : startedAt } },
+      };
+    });
+    const changed = pod.status?.phase !== "Running" || JSON.stringify(containerStatuses) !== JSON.stringify(pod.status.containerStatuses ?? []);
+    if (changed) {
+      const transition = pod.status?.conditions?.find((condition) => condition.type === "Ready")?.lastTransitionTime ?? startedAt;
+      const conditions = ["PodScheduled", "Initialized", "ContainersReady", "Ready"].map((type) => ({ type, status: "True", lastTransitionTime: transition }));
+      await client.core.pods.mergePatchStatus(namespace, name, {
+        status: { phase: "Running", hostIP: "10.0.0.1", podIP: "10.0.0.2", startTime: pod.status?.startTime ?? startedAt, conditions, containerStatuses },
+      }).catch((error: unknown) => {
+        if (!isNotFound(error)) throw error;
+      });
+    }
+    return wakeIn === undefined ? undefined : { requeueAfter: wakeIn };
+  };
+
+  const controller = new Controller({ name: "simulated-kubelet", reconcile, workers: 4, waitForSync: [informer] });
+  const enqueue = (pod: Pod) => controller.enqueue(`${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`);
+  informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, pod) => enqueue(pod) });
+  const informerDone = informer.run(stop.signal);
+  const controllerDone = controller.start(stop.signal);
+  return {
+    nodeName,
+    async stop() {
+      stop.abort();
+      await Promise.all([informerDone, controllerDone]);
+    },
+  };
+}

@@ -1,0 +1,109 @@
+// Wires the CollaSet reconciler to its informers: events only map to CollaSet keys (the
+// CollaSet, the owner of a pod or a template revision, the CollaSets a decoration or one of
+// its revisions affects), as in kubernetes/sample-controller.
+import type { Logger } from "pino";
+import type { PodDecoration } from "../../api/poddecoration.ts";
+import type { DecorationSource } from "../../decoration/updated-revisions.ts";
+import type { KubeClient } from "../../kube/client.ts";
+import { controllerOf, objectKey, type ControllerRevision, type KubeObject, type Pod } from "../../kube/objects.ts";
+import type { Clock } from "../runtime/clock.ts";
+import { Controller } from "../runtime/controller.ts";
+import type { EventRecorder } from "../runtime/event-recorder.ts";
+import { Expectations } from "../runtime/expectations.ts";
+import type { Informer } from "../runtime/informer.ts";
+import type { RuntimeMetrics } from "../runtime/metrics.ts";
+import { serverDryRun } from "../server-dry-run.ts";
+import { collaSetKeyOfPod, collaSetKeysForDecoration, collaSetKeysForForeignPod } from "./mappers.ts";
+import { CollaSetReconciler, type CachedCollaSet } from "./reconciler.ts";
+
+type CachedDecoration = PodDecoration & KubeObject;
+
+export interface CollaSetControllerOptions {
+  informers: {
+    collaSets: Informer<CachedCollaSet>;
+    /** CollaSet template revisions. */
+    revisions: Informer<ControllerRevision>;
+    pods: Informer<Pod>;
+    decorations: Informer<CachedDecoration>;
+    decorationRevisions: Informer<ControllerRevision>;
+  };
+  decorationSource: DecorationSource;
+  client: KubeClient<KubeObject, CachedCollaSet>;
+  events: EventRecorder;
+  clock: Clock;
+  logger: Logger;
+  metrics?: RuntimeMetrics;
+  workers?: number;
+}
+
+export function collaSetController(options: CollaSetControllerOptions): { controller: Controller; run(signal: AbortSignal): Promise<void> } {
+  const { collaSets, revisions, pods, decorations, decorationRevisions } = options.informers;
+  const reconciler = new CollaSetReconciler({
+    collaSets: collaSets.cache,
+    pods: pods.cache,
+    revisions: revisions.cache,
+    decorations: options.decorationSource,
+    client: { collaSets: options.client.kusion.collaSets, pods: options.client.core.pods, controllerRevisions: options.client.apps.controllerRevisions },
+    dryRunCreate: serverDryRun(options.client.config),
+    events: options.events,
+    expectations: new Expectations({ clock: options.clock }),
+    clock: options.clock,
+    logger: options.logger.child({ controller: "collaset" }),
+  });
+  const controller = new Controller({
+    name: "collaset",
+    reconcile: reconciler.reconcile,
+    workers: options.workers ?? 2,
+    logger: options.logger,
+    clock: options.clock,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    waitForSync: [collaSets, revisions, pods, decorations, decorationRevisions],
+  });
+  const enqueue = (key: string | undefined) => {
+    if (key !== undefined) controller.enqueue(key);
+  };
+  const enqueueAll = (keys: Iterable<string>) => {
+    for (const key of keys) controller.enqueue(key);
+  };
+
+  const detach: (() => void)[] = [];
+  detach.push(collaSets.addEventHandler({
+    onAdd: (collaSet) => enqueue(objectKey(collaSet)),
+    onUpdate: (_old, collaSet) => enqueue(objectKey(collaSet)),
+    onDelete: (collaSet) => enqueue(objectKey(collaSet)),
+  }));
+  const revisionOwner = (revision: ControllerRevision) => {
+    const owner = controllerOf(revision);
+    if (owner?.kind === "CollaSet") enqueue(`${revision.metadata?.namespace ?? ""}/${owner.name}`);
+  };
+  detach.push(revisions.addEventHandler({ onAdd: revisionOwner, onUpdate: (_old, revision) => revisionOwner(revision), onDelete: revisionOwner }));
+  const podChanged = (pod: Pod) => {
+    const owner = collaSetKeyOfPod(pod);
+    if (owner !== undefined) enqueue(owner);
+    else enqueueAll(collaSetKeysForForeignPod(collaSets.cache, decorations.cache.list(pod.metadata?.namespace ?? ""), pod));
+  };
+  detach.push(pods.addEventHandler({ onAdd: podChanged, onUpdate: (old, pod) => { podChanged(old); podChanged(pod); }, onDelete: podChanged }));
+  detach.push(decorations.addEventHandler({
+    onAdd: (decoration) => enqueueAll(collaSetKeysForDecoration(collaSets.cache, decoration)),
+    onUpdate: (old, decoration) => enqueueAll(collaSetKeysForDecoration(collaSets.cache, old, decoration)),
+    onDelete: (decoration) => enqueueAll(collaSetKeysForDecoration(collaSets.cache, decoration)),
+  }));
+  // A decoration revision becoming available can unblock pods waiting to be made of it.
+  const decorationRevisionOwner = (revision: ControllerRevision) => {
+    const owner = controllerOf(revision);
+    const decoration = owner?.kind === "PodDecoration" ? decorations.cache.get(revision.metadata?.namespace, owner.name) : undefined;
+    if (decoration !== undefined) enqueueAll(collaSetKeysForDecoration(collaSets.cache, decoration));
+  };
+  detach.push(decorationRevisions.addEventHandler({ onAdd: decorationRevisionOwner, onUpdate: (_old, revision) => decorationRevisionOwner(revision) }));
+
+  return {
+    controller,
+    async run(signal) {
+      try {
+        await controller.start(signal);
+      } finally {
+        for (const remove of detach) remove();
+      }
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// Which decoration revisions each pod of a CollaSet should carry (DESIGN §5): every decoration
+// of the namespace plans its own rollout over all the pods it matches (bare and Deployment
+// pods included, as its status counts them), and the CollaSet's slots take their share. Then
+// exclusivity: within a group only the highest weight among the decorations with a target.
+// Pure: the controller feeds it cached objects.
+import { decorationGroup, decorationWeight, type PodDecoration } from "../../api/poddecoration.ts";
+import type { Labels } from "../../api/label-selector.ts";
+import { isMatchedPod, isPodReady, planRollout, type PodLike, type RolloutPod } from "../../decoration/rollout.ts";
+import { selectorMatches } from "../../decoration/selector.ts";
+
+/** A place for one pod of the CollaSet: a live pod, one being replaced, or one to create. */
+export interface Slot {
+  /** Unique among the slots and the namespace's pods: the pod name, or a placeholder for a new pod. */
+  name: string;
+  labels: Labels;
+  ready: boolean;
+  /** Decoration name → revision the slot's pod records now (empty for a new pod). */
+  current: ReadonlyMap<string, string>;
+}
+
+export interface DecorationTargetsInput<P extends PodLike> {
+  namespace: string;
+  decorations: readonly PodDecoration[];
+  /** The decoration's updated revision, or undefined when it cannot be resolved (its pods then keep what they have). */
+  updatedRevision: (decoration: PodDecoration) => string | undefined;
+  /** Every other pod of the namespace (not this CollaSet's), with what it records. */
+  otherPods: readonly P[];
+  recorded: (pod: P) => ReadonlyMap<string, string> | null;
+  slots: readonly Slot[];
+}
+
+/** Slot name → decoration name → target revision. Decorations a slot should not carry are absent. */
+export function decorationTargets<P extends PodLike>(input: DecorationTargetsInput<P>): Map<string, Map<string, string>> {
+  const candidates = new Map<string, { decoration: PodDecoration; revision: string }[]>(input.slots.map((slot) => [slot.name, []]));
+  for (const decoration of input.decorations) {
+    if ((decoration.metadata.namespace ?? "") !== input.namespace || decoration.metadata.deletionTimestamp != null) continue;
+    const name = decoration.metadata.name ?? "";
+    const slots = input.slots.filter((slot) => selectorMatches(decoration.spec.selector, slot.labels));
+    if (slots.length === 0) continue;
+    const updated = input.updatedRevision(decoration);
+    if (updated === undefined) {
+      for (const slot of slots) {
+        const kept = slot.current.get(name);
+        if (kept !== undefined) candidates.get(slot.name)?.push({ decoration, revision: kept });
+      }
+      continue;
+    }
+    const rolloutPods: RolloutPod[] = [];
+    for (const pod of input.otherPods) {
+      if (!isMatchedPod(decoration, pod)) continue;
+      rolloutPods.push({ name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isPodReady(pod), current: input.recorded(pod)?.get(name) });
+    }
+    for (const slot of slots) rolloutPods.push({ name: slot.name, labels: slot.labels, ready: slot.ready, current: slot.current.get(name) });
+    const plan = planRollout(decoration, updated, rolloutPods);
+    for (const slot of slots) {
+      const target = plan.get(slot.name);
+      if (target !== undefined) candidates.get(slot.name)?.push({ decoration, revision: target });
+    }
+  }
+
+  const targets = new Map<string, Map<string, string>>();
+  for (const [slot, list] of candidates) {
+    const best = new Map<string, number>();
+    for (const { decoration } of list) {
+      const group = decorationGroup(decoration);
+      if (group !== "") best.set(group, Math.max(best.get(group) ?? Number.NEGATIVE_INFINITY, decorationWeight(decoration)));
+    }
+    const chosen = new Map<string, string>();
+    for (const { decoration, revision } of list) {
+      const group = decorationGroup(decoration);
+      if (group === "" || decorationWeight(decoration) >= (best.get(group) ?? Number.NEGATIVE_INFINITY)) chosen.set(decoration.metadata.name ?? "", revision);
+    }
+    targets.set(slot, chosen);
+  }
+  return targets;
+}
+

@@ -1,0 +1,62 @@
+// How a live pod moves from what it is made of to what it should be (DESIGN §6): in place when
+// the two renders differ only in container images and metadata — what the API server lets a
+// live pod change — else by recreation. The renders come from stored revisions on both sides,
+// so defaults the API server filled in on the live pod never look like a difference.
+import { canonicalJson } from "../../revision/canonical-json.ts";
+import type { Pod } from "../../api/pod.ts";
+import type { Pod as LivePod } from "../../kube/objects.ts";
+import type { JsonPatchOperation } from "../../kube/patch.ts";
+
+export type PodUpdate =
+  | { kind: "in-place"; operations: JsonPatchOperation[] }
+  | { kind: "recreate"; reason: string };
+
+/**
+ * `from` is the render of what the live pod records (undefined when a revision it records is
+ * no longer stored), `to` the render of its target.
+ */
+export function podUpdate(live: LivePod, from: Pod | undefined, to: Pod): PodUpdate {
+  if (from === undefined) return { kind: "recreate", reason: "a revision the pod records is no longer stored" };
+  if (canonicalJson(withoutMutableParts(from)) !== canonicalJson(withoutMutableParts(to))) {
+    return { kind: "recreate", reason: "the change is more than container images and metadata" };
+  }
+  return { kind: "in-place", operations: inPlaceOperations(live, from, to) };
+}
+
+function withoutMutableParts(pod: Pod): unknown {
+  const strip = (containers: readonly object[] | undefined) => containers?.map((container) => ({ ...container, image: undefined }));
+  const spec = pod.spec ?? { containers: [] };
+  return { spec: { ...spec, containers: strip(spec.containers), initContainers: strip(spec.initContainers) } };
+}
+
+/** The changes from `from` to `to`, applied to the live pod, guarded by its resourceVersion. */
+function inPlaceOperations(live: LivePod, from: Pod, to: Pod): JsonPatchOperation[] {
+  const operations: JsonPatchOperation[] = [{ op: "test", path: "/metadata/resourceVersion", value: live.metadata?.resourceVersion }];
+  for (const field of ["labels", "annotations"] as const) {
+    const before = from.metadata?.[field] ?? {};
+    const after = to.metadata?.[field] ?? {};
+    const current = live.metadata?.[field];
+    const changes: JsonPatchOperation[] = [];
+    for (const key of Object.keys(before)) {
+      if (!(key in after) && current !== undefined && key in current) changes.push({ op: "remove", path: `/metadata/${field}/${escapePointer(key)}` });
+    }
+    for (const [key, value] of Object.entries(after)) {
+      if (current?.[key] !== value) changes.push({ op: "add", path: `/metadata/${field}/${escapePointer(key)}`, value });
+    }
+    if (changes.length > 0 && current === undefined) operations.push({ op: "add", path: `/metadata/${field}`, value: {} });
+    operations.push(...changes);
+  }
+  for (const list of ["initContainers", "containers"] as const) {
+    const wanted = new Map((to.spec?.[list] ?? []).map((container) => [container.name, container.image]));
+    const previous = new Map((from.spec?.[list] ?? []).map((container) => [container.name, container.image]));
+    (live.spec?.[list] ?? []).forEach((container, index) => {
+      const image = wanted.get(container.name);
+      if (image !== undefined && image !== previous.get(container.name) && image !== container.image) operations.push({ op: "replace", path: `/spec/${list}/${index}/image`, value: image });
+    });
+  }
+  return operations;
+}
+
+function escapePointer(key: string): string {
+  return key.replaceAll("~", "~0").replaceAll("/", "~1");
+}

@@ -1,0 +1,326 @@
+// The CollaSet controller's reconcile (DESIGN §5, §6): store the template's revision, decide
+// from the caches what each instance should be (sync-plan.ts), carry that out — create,
+// delete, update in place, recreate — then report status and prune history. A pod is never
+// deleted for recreation before a dry run shows its replacement would be admitted, and it is
+// held by a finalizer until the replacement exists, so no pod and no decision is lost.
+import type { Logger } from "pino";
+import { defaultCollaSet, validateCollaSet, type CollaSet, type CollaSetStatus } from "../../api/collaset.ts";
+import { formatFieldErrors } from "../../api/field-errors.ts";
+import { API_VERSION } from "../../api/group.ts";
+import type { PodDecoration } from "../../api/poddecoration.ts";
+import type { DecorationRevision } from "../../decoration/decorate.ts";
+import type { DecorationToApply } from "../../decoration/render.ts";
+import { recordedRevisions } from "../../decoration/recording.ts";
+import { DecorationError, storedRevision, updatedRevisions, type DecorationSource } from "../../decoration/updated-revisions.ts";
+import { isConflict, isNotFound, statusCode, statusMessage } from "../../kube/errors.ts";
+import { controllerOf, splitKey, type ControllerRevision, type KubeObject, type Pod } from "../../kube/objects.ts";
+import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
+import { canonicalJson } from "../../revision/canonical-json.ts";
+import { collaSetRevisionData, COLLASET_NAME_LABEL, templateOf } from "../../revision/collaset-revision-data.ts";
+import { RevisionHistory } from "../revision-history.ts";
+import { controllerUidIndex, type Lister } from "../runtime/cache.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { Result } from "../runtime/controller.ts";
+import type { EventRecorder } from "../runtime/event-recorder.ts";
+import type { Expectations } from "../runtime/expectations.ts";
+import type { DryRunCreate } from "../server-dry-run.ts";
+import { decorationTargets } from "./decoration-targets.ts";
+import { INSTANCE_ID_LABEL, isTerminating, RECREATE_FINALIZER, templateRevisionOf } from "./pod-state.ts";
+import type { RevisionSources } from "./slot-pod.ts";
+import { desiredCollaSetStatus } from "./status.ts";
+import { planSync, type Action } from "./sync-plan.ts";
+
+export type CachedCollaSet = CollaSet & KubeObject;
+
+export interface CollaSetReconcilerOptions {
+  collaSets: Lister<CachedCollaSet>;
+  pods: Lister<Pod>;
+  /** CollaSet template revisions. */
+  revisions: Lister<ControllerRevision>;
+  /** PodDecorations and their revisions. */
+  decorations: DecorationSource;
+  client: {
+    collaSets: Pick<StatusClient<CachedCollaSet>, "replaceStatus">;
+    pods: Pick<ResourceClient<Pod>, "create" | "delete" | "jsonPatch">;
+    controllerRevisions: Pick<ResourceClient<ControllerRevision>, "create" | "jsonPatch" | "delete">;
+  };
+  dryRunCreate: DryRunCreate;
+  events: Pick<EventRecorder, "record">;
+  expectations: Expectations;
+  clock: Clock;
+  logger: Logger;
+  /** Writes in flight at once for one CollaSet (default 16). */
+  burst?: number;
+}
+
+/** A write the API server refused for what it is (4xx other than conflicts): retrying will not help. */
+class Refused extends Error {}
+
+export class CollaSetReconciler {
+  readonly #options: CollaSetReconcilerOptions;
+  readonly #revisions: RevisionHistory;
+  readonly #updatedRevision: ReturnType<typeof updatedRevisions>;
+
+  constructor(options: CollaSetReconcilerOptions) {
+    this.#options = options;
+    this.#revisions = new RevisionHistory({ revisions: options.revisions, client: options.client.controllerRevisions, events: options.events });
+    this.#updatedRevision = updatedRevisions(options.decorations);
+  }
+
+  reconcile = async (key: string): Promise<Result | undefined> => {
+    const { namespace = "", name } = splitKey(key);
+    const cached = this.#options.collaSets.get(namespace, name);
+    if (cached === undefined || cached.metadata.deletionTimestamp != null) {
+      // The garbage collector deletes the pods; none may wait on us for a replacement.
+      this.#options.expectations.forget(key);
+      await this.#releaseAll(namespace, name, cached?.metadata.uid);
+      return undefined;
+    }
+    const errors = validateCollaSet(cached);
+    if (errors.length > 0) {
+      // Stored while no validating webhook was watching: report, touch no pod.
+      const message = formatFieldErrors("CollaSet", name, errors).join("; ");
+      this.#options.events.record(cached, "Warning", "InvalidSpec", message);
+      return undefined;
+    }
+    const waiting = this.#options.expectations.satisfied(key);
+    if (!waiting.satisfied) {
+      this.#options.logger.debug({ key, reason: `waiting for ${waiting.pending} writes to show in the cache` });
+      return { requeueAfter: waiting.retryInMs };
+    }
+
+    const collaSet = defaultCollaSet(cached);
+    const history = this.#revisions.of(cached);
+    const collisionCount = cached.status?.collisionCount ?? 0;
+    const stored = await this.#revisions.store(
+      { object: cached, apiVersion: API_VERSION, kind: "CollaSet", ownerLabelKey: COLLASET_NAME_LABEL },
+      collaSetRevisionData(collaSet),
+      collisionCount,
+      history,
+    );
+    if (stored.kind === "wait") return { requeueAfter: 500 };
+    if (stored.kind === "collision") {
+      this.#options.logger.info({ key, reason: `revision name ${stored.name} is taken by other data; collisionCount ${collisionCount + 1}` });
+      await this.#options.client.collaSets.replaceStatus({ ...cached, status: { ...cached.status, collisionCount: collisionCount + 1 } });
+      return undefined;
+    }
+
+    const pods = this.#options.pods.byIndex(controllerUidIndex, cached.metadata.uid ?? "");
+    const sources = this.#sources(namespace, cached);
+    const plan = planSync({
+      collaSet,
+      updatedRevision: stored.name,
+      currentRevision: cached.status?.currentRevision,
+      pods,
+      sources,
+      decorationTargets: (slots) =>
+        decorationTargets({
+          namespace,
+          decorations: this.#options.decorations.decorations(namespace),
+          updatedRevision: (decoration) => this.#resolveUpdatedRevision(decoration)?.revisionName,
+          otherPods: this.#options.pods.list(namespace).filter((pod) => controllerOf(pod)?.uid !== cached.metadata.uid),
+          recorded: recordedRevisions,
+          slots,
+        }),
+    });
+
+    const failures = await this.#execute(key, cached, plan.actions);
+    const refused = failures.find((failure) => failure instanceof Refused);
+    const status = desiredCollaSetStatus({
+      collaSet: cached,
+      pods,
+      updatedRevision: stored.name,
+      collisionCount,
+      blocked: plan.blocked,
+      failure: refused?.message,
+      now: new Date(this.#options.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
+    });
+    try {
+      await this.#writeStatus(cached, status);
+    } catch (error) {
+      // The cache is behind the CollaSet; its update event requeues this key.
+      if (!isConflict(error)) throw error;
+      return { requeueAfter: 1000 };
+    }
+    await this.#prune(cached, history, stored.name, status, pods);
+
+    const retryable = failures.find((failure) => !(failure instanceof Refused));
+    if (retryable !== undefined) throw retryable;
+    // A refused write is retried slowly: the cause (a webhook, a quota) may go away by itself.
+    if (refused !== undefined) return { requeueAfter: 30_000 };
+    return undefined;
+  };
+
+  /** Template revisions from the CollaSet's history; decoration revisions stored, or the live spec's. */
+  #sources(namespace: string, collaSet: CachedCollaSet): RevisionSources {
+    const templates = new Map(this.#revisions.of(collaSet).map((revision) => [revision.name, revision.data]));
+    const decorations = new Map(this.#options.decorations.decorations(namespace).map((decoration) => [decoration.metadata.name ?? "", decoration]));
+    return {
+      template: (revision) => templateOf(templates.get(revision)),
+      decoration: (name, revision): DecorationToApply | undefined => {
+        const decoration = decorations.get(name);
+        const updated = decoration === undefined ? undefined : this.#resolveUpdatedRevision(decoration);
+        const found = updated?.revisionName === revision ? updated : storedRevision(this.#options.decorations, namespace, revision);
+        if (found === undefined) return undefined;
+        return { name, namespace, creationTimestamp: decoration?.metadata.creationTimestamp, ...found };
+      },
+    };
+  }
+
+  #resolveUpdatedRevision(decoration: PodDecoration): DecorationRevision | undefined {
+    try {
+      return this.#updatedRevision(decoration);
+    } catch (error) {
+      // An invalid decoration rolls nothing out; its pods keep what they have.
+      if (error instanceof DecorationError) return undefined;
+      throw error;
+    }
+  }
+
+  /** Carries the actions out, at most `burst` at once; returns the failures. */
+  async #execute(key: string, collaSet: CachedCollaSet, actions: readonly Action[]): Promise<Error[]> {
+    const failures: Error[] = [];
+    const queue = [...actions];
+    const worker = async () => {
+      for (let action = queue.shift(); action !== undefined; action = queue.shift()) {
+        try {
+          await this.#act(key, collaSet, action);
+        } catch (error) {
+          if (isNotFound(error)) continue;
+          failures.push(error instanceof Error ? error : new Error(String(error)));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.#options.burst ?? 16, actions.length) }, worker));
+    return failures;
+  }
+
+  async #act(key: string, collaSet: CachedCollaSet, action: Action): Promise<void> {
+    const { pods: client } = this.#options.client;
+    const { expectations, events } = this.#options;
+    switch (action.kind) {
+      case "create": {
+        let created: Pod;
+        try {
+          created = await client.create(action.pod as Pod);
+        } catch (error) {
+          throw this.#refusal(collaSet, "FailedCreate", `creating instance ${action.instanceId}`, error);
+        }
+        const { namespace = "", name = "" } = created.metadata ?? {};
+        expectations.expect(key, () => this.#options.pods.get(namespace, name) !== undefined);
+        events.record(collaSet, "Normal", "SuccessfulCreate", `created pod ${name} (instance ${action.instanceId})${action.replacing === undefined ? "" : ` to replace ${action.replacing.metadata?.name ?? ""}`}`);
+        return;
+      }
+      case "delete": {
+        await this.#delete(key, action.pod);
+        events.record(collaSet, "Normal", "SuccessfulDelete", `deleted pod ${action.pod.metadata?.name ?? ""}: ${action.reason}`);
+        return;
+      }
+      case "label": {
+        const { namespace = "", name = "", resourceVersion } = action.pod.metadata ?? {};
+        const operations = [
+          { op: "test" as const, path: "/metadata/resourceVersion", value: resourceVersion },
+          action.pod.metadata?.labels === undefined
+            ? { op: "add" as const, path: "/metadata/labels", value: { [INSTANCE_ID_LABEL]: String(action.instanceId) } }
+            : { op: "add" as const, path: `/metadata/labels/${INSTANCE_ID_LABEL.replace("/", "~1")}`, value: String(action.instanceId) },
+        ];
+        await client.jsonPatch(namespace, name, operations);
+        expectations.expect(key, () => this.#options.pods.get(namespace, name)?.metadata?.resourceVersion !== resourceVersion);
+        events.record(collaSet, "Normal", "InstanceIdAssigned", `pod ${name} is instance ${action.instanceId}`);
+        return;
+      }
+      case "release": {
+        await this.#release(action.pod);
+        const { namespace = "", name = "" } = action.pod.metadata ?? {};
+        expectations.expect(key, () => !(this.#options.pods.get(namespace, name)?.metadata?.finalizers ?? []).includes(RECREATE_FINALIZER));
+        return;
+      }
+      case "recreate": {
+        const verdict = await this.#options.dryRunCreate(action.replacement);
+        if (!verdict.valid) {
+          throw this.#refusal(collaSet, "FailedUpdate", `recreating pod ${action.pod.metadata?.name ?? ""}`, undefined, verdict.message);
+        }
+        const { namespace = "", name = "", resourceVersion } = action.pod.metadata ?? {};
+        const finalizers = action.pod.metadata?.finalizers;
+        await client.jsonPatch(namespace, name, [
+          { op: "test", path: "/metadata/resourceVersion", value: resourceVersion },
+          finalizers === undefined
+            ? { op: "add", path: "/metadata/finalizers", value: [RECREATE_FINALIZER] }
+            : { op: "add", path: "/metadata/finalizers/-", value: RECREATE_FINALIZER },
+        ]);
+        await this.#delete(key, action.pod);
+        events.record(collaSet, "Normal", "Recreating", `recreating pod ${name}: ${action.reason}`);
+        return;
+      }
+      case "in-place": {
+        const { namespace = "", name = "", resourceVersion } = action.pod.metadata ?? {};
+        try {
+          await client.jsonPatch(namespace, name, action.operations);
+        } catch (error) {
+          // The resourceVersion test failed: the pod changed since the cache showed it; the change will requeue us.
+          if (statusCode(error) === 422 && /test/i.test(statusMessage(error))) return;
+          throw this.#refusal(collaSet, "FailedUpdate", `updating pod ${name} in place`, error);
+        }
+        expectations.expect(key, () => this.#options.pods.get(namespace, name)?.metadata?.resourceVersion !== resourceVersion);
+        events.record(collaSet, "Normal", "UpdatedInPlace", `updated pod ${name} in place`);
+        return;
+      }
+    }
+  }
+
+  async #delete(key: string, pod: Pod): Promise<void> {
+    const { namespace = "", name = "", uid } = pod.metadata ?? {};
+    await this.#options.client.pods.delete(namespace, name, uid === undefined ? {} : { preconditions: { uid } });
+    this.#options.expectations.expect(key, () => {
+      const cached = this.#options.pods.get(namespace, name);
+      return cached === undefined || cached.metadata?.uid !== uid || isTerminating(cached);
+    });
+  }
+
+  /** A 4xx answer (but a conflict) is the API server's verdict: an Event and a condition, not a hot retry. */
+  #refusal(collaSet: CachedCollaSet, reason: string, what: string, error: unknown, message = statusMessage(error)): Error {
+    const code = statusCode(error);
+    if (error !== undefined && (code === undefined || code >= 500 || code === 429 || isConflict(error))) {
+      return error instanceof Error ? error : new Error(statusMessage(error));
+    }
+    this.#options.events.record(collaSet, "Warning", reason, `${what}: ${message}`);
+    return new Refused(`${what}: ${message}`);
+  }
+
+  /** Pods of a gone CollaSet awaiting replacement are let go, so the garbage collector can finish. */
+  async #releaseAll(namespace: string, name: string, uid: string | undefined): Promise<void> {
+    for (const pod of this.#options.pods.list(namespace)) {
+      const owner = controllerOf(pod);
+      if (owner?.kind !== "CollaSet" || owner.name !== name || (uid !== undefined && owner.uid !== uid)) continue;
+      if (!(pod.metadata?.finalizers ?? []).includes(RECREATE_FINALIZER)) continue;
+      try {
+        await this.#release(pod);
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    }
+  }
+
+  /** Removes the recreate finalizer; a concurrent change of the finalizers fails the test instead of being overwritten. */
+  async #release(pod: Pod): Promise<void> {
+    const { namespace = "", name = "", finalizers = [] } = pod.metadata ?? {};
+    await this.#options.client.pods.jsonPatch(namespace, name, [
+      { op: "test", path: "/metadata/finalizers", value: finalizers },
+      { op: "replace", path: "/metadata/finalizers", value: finalizers.filter((finalizer) => finalizer !== RECREATE_FINALIZER) },
+    ]);
+  }
+
+  async #writeStatus(collaSet: CachedCollaSet, status: CollaSetStatus): Promise<void> {
+    if (canonicalJson(status) === canonicalJson(collaSet.status ?? {})) return;
+    await this.#options.client.collaSets.replaceStatus({ ...collaSet, status });
+  }
+
+  async #prune(collaSet: CachedCollaSet, history: Parameters<RevisionHistory["prune"]>[1], updated: string, status: CollaSetStatus, pods: readonly Pod[]): Promise<void> {
+    const inUse = new Set([updated, status.currentRevision].filter((revision) => revision !== undefined));
+    for (const pod of pods) {
+      const revision = templateRevisionOf(pod);
+      if (revision !== undefined) inUse.add(revision);
+    }
+    await this.#revisions.prune(collaSet.metadata.namespace ?? "", history, updated, collaSet.spec.historyLimit ?? 20, inUse);
+  }
+}

@@ -1,0 +1,201 @@
+// One CollaSet's next steps (DESIGN §5, §6), decided from cached pods alone: the slots
+// (instance ids) it has, which to add or remove, and for each live pod the template and
+// decoration revisions it should be made of — then which pods to update now, in place or by
+// recreation, within the maxUnavailable budget. Pure: the reconciler carries the actions out.
+import type { CollaSet } from "../../api/collaset.ts";
+import type { Pod } from "../../api/pod.ts";
+import type { Pod as LivePod } from "../../kube/objects.ts";
+import { podRevisions } from "../../decoration/recording.ts";
+import { partitionTargets } from "../../decoration/rollout.ts";
+import type { JsonPatchOperation } from "../../kube/patch.ts";
+import type { Slot } from "./decoration-targets.ts";
+import { instanceIdOf, isAvailable, isAwaitingReplacement, isReady, isTerminating, INSTANCE_ID_LABEL, templateRevisionOf } from "./pod-state.ts";
+import { podUpdate } from "./pod-update.ts";
+import { sameRevisions, slotPod, type PodRevisions, type RevisionSources } from "./slot-pod.ts";
+
+export type Action =
+  | { kind: "create"; instanceId: number; pod: Pod; replacing?: LivePod }
+  | { kind: "delete"; pod: LivePod; reason: string }
+  /** Gives an owned pod without a usable instance id (made by hand, or a duplicate) a free one. */
+  | { kind: "label"; pod: LivePod; instanceId: number }
+  | { kind: "recreate"; pod: LivePod; replacement: Pod; reason: string }
+  | { kind: "in-place"; pod: LivePod; operations: JsonPatchOperation[] }
+  /** Lets a pod deleted for recreation go: its replacement exists, or it is not needed. */
+  | { kind: "release"; pod: LivePod };
+
+export interface SyncPlan {
+  actions: Action[];
+  /** Why some pod could not be made or updated now (a revision not stored yet, InPlaceOnly, …). */
+  blocked: string[];
+}
+
+export interface SyncInput {
+  collaSet: CollaSet;
+  /** The template revision of the current spec, stored. */
+  updatedRevision: string;
+  /** status.currentRevision: what a new pod held back by the template partition is made of. */
+  currentRevision: string | undefined;
+  /** The CollaSet's pods (controller ownerReference), terminating ones included. */
+  pods: readonly LivePod[];
+  sources: RevisionSources;
+  /** Decoration targets for the slots (see decoration-targets.ts). */
+  decorationTargets(slots: readonly Slot[]): Map<string, Map<string, string>>;
+}
+
+interface PlannedSlot {
+  instanceId: number;
+  /** The live pod, the pod awaiting replacement, or none for a slot to fill. */
+  pod: LivePod | undefined;
+  kind: "live" | "replacing" | "new";
+  slot: Slot;
+}
+
+export function planSync(input: SyncInput): SyncPlan {
+  const { collaSet } = input;
+  const paused = collaSet.spec.paused === true;
+  const actions: Action[] = [];
+  const blocked: string[] = [];
+
+  const live = new Map<number, LivePod>();
+  const replacing = new Map<number, LivePod>();
+  const occupied = new Set<number>(input.pods.map(instanceIdOf).filter((id) => id !== undefined));
+  const unlabelled: LivePod[] = [];
+  for (const pod of [...input.pods].sort(byPreference)) {
+    const id = instanceIdOf(pod);
+    if (isAwaitingReplacement(pod)) {
+      if (id === undefined || replacing.has(id)) actions.push({ kind: "release", pod });
+      else replacing.set(id, pod);
+    } else if (!isTerminating(pod)) {
+      if (id === undefined || live.has(id)) unlabelled.push(pod);
+      else live.set(id, pod);
+    }
+  }
+  // No pod is deleted for lack of an id: it gets one, and is counted from the next sync on.
+  if (unlabelled.length > 0) {
+    const free = freeIds(occupied, unlabelled.length);
+    return { actions: [...actions, ...unlabelled.map((pod, index) => ({ kind: "label" as const, pod, instanceId: free[index]! }))], blocked };
+  }
+  for (const [id, pod] of replacing) {
+    if (live.has(id)) {
+      actions.push({ kind: "release", pod });
+      replacing.delete(id);
+    }
+  }
+
+  // Scaling: podToDelete first, then the highest instance ids; new pods take the smallest free ids.
+  const ids = new Set([...live.keys(), ...replacing.keys()]);
+  const replicas = collaSet.spec.replicas ?? 0;
+  if (!paused) {
+    const toDelete = new Set(collaSet.spec.scaleStrategy?.podToDelete ?? []);
+    for (const [id, pod] of live) {
+      if (!toDelete.has(pod.metadata?.name ?? "")) continue;
+      actions.push({ kind: "delete", pod, reason: "it is listed in scaleStrategy.podToDelete" });
+      ids.delete(id);
+    }
+    for (const id of [...ids].sort((a, b) => b - a).slice(0, Math.max(0, ids.size - replicas))) {
+      const pod = live.get(id);
+      if (pod !== undefined) actions.push({ kind: "delete", pod, reason: `scaling in to ${replicas} replicas` });
+      else actions.push({ kind: "release", pod: replacing.get(id)! });
+      ids.delete(id);
+    }
+  }
+  const slots: PlannedSlot[] = [];
+  const templateLabels = collaSet.spec.template.metadata?.labels ?? {};
+  for (const id of [...ids].sort((a, b) => a - b)) {
+    const pod = live.get(id) ?? replacing.get(id)!;
+    const kind = live.has(id) ? "live" : "replacing";
+    // A pod being replaced counts as it was before: our own action must not reorder the rollouts.
+    slots.push({ instanceId: id, pod, kind, slot: { name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: kind === "replacing" || isReady(pod), current: recordedMap(pod) } });
+  }
+  if (!paused) {
+    for (const id of freeIds(occupied, replicas - slots.length)) {
+      slots.push({ instanceId: id, pod: undefined, kind: "new", slot: { name: `new pod ${id}`, labels: { ...templateLabels, [INSTANCE_ID_LABEL]: String(id) }, ready: false, current: new Map() } });
+    }
+  }
+
+  // Targets: the template by the CollaSet's own partition, decorations by theirs.
+  const templateTargets = partitionTargets(
+    slots.map(({ slot, pod }) => ({ name: slot.name, labels: slot.labels, ready: slot.ready, current: pod === undefined ? undefined : templateRevisionOf(pod) })),
+    input.updatedRevision,
+    collaSet.spec.updateStrategy?.rollingUpdate?.byPartition?.partition ?? 0,
+  );
+  const decorationTargets = input.decorationTargets(slots.map(({ slot }) => slot));
+  const desired = (planned: PlannedSlot): PodRevisions => ({
+    template: templateTargets.get(planned.slot.name) ?? (planned.kind === "new" ? input.currentRevision : undefined) ?? input.updatedRevision,
+    decorations: decorationTargets.get(planned.slot.name) ?? new Map(),
+  });
+
+  for (const planned of slots.filter((item) => item.kind !== "live")) {
+    const revisions = desired(planned);
+    const pod = slotPod(collaSet, planned.instanceId, revisions, input.sources);
+    if (pod === undefined) blocked.push(`instance ${planned.instanceId}: ${missingRevision(revisions)}`);
+    else actions.push({ kind: "create", instanceId: planned.instanceId, pod, ...(planned.pod === undefined ? {} : { replacing: planned.pod }) });
+  }
+  if (paused) return { actions, blocked };
+
+  // Updates within the budget; updating a pod that is unavailable anyway costs nothing.
+  const maxUnavailable = resolveMaxUnavailable(collaSet.spec.updateStrategy?.rollingUpdate?.maxUnavailable, replicas);
+  let unavailable = slots.filter((planned) => planned.kind !== "live" || !isAvailable(planned.pod!)).length;
+  const policy = collaSet.spec.updateStrategy?.podUpgradePolicy ?? "InPlaceIfPossible";
+  const candidates = slots
+    .filter((planned) => planned.kind === "live")
+    .map((planned) => ({ planned, pod: planned.pod!, available: isAvailable(planned.pod!) }))
+    .sort((a, b) => Number(a.available) - Number(b.available) || a.planned.instanceId - b.planned.instanceId);
+  for (const { planned, pod, available } of candidates) {
+    const target = desired(planned);
+    const current: PodRevisions = { template: templateRevisionOf(pod) ?? "", decorations: planned.slot.current };
+    if (sameRevisions(current, target)) continue;
+    const to = slotPod(collaSet, planned.instanceId, target, input.sources);
+    if (to === undefined) {
+      blocked.push(`pod ${pod.metadata?.name ?? ""}: ${missingRevision(target)}`);
+      continue;
+    }
+    const update = podUpdate(pod, slotPod(collaSet, planned.instanceId, current, input.sources), to);
+    if (update.kind === "recreate" && policy === "InPlaceOnly") {
+      blocked.push(`pod ${pod.metadata?.name ?? ""}: podUpgradePolicy is InPlaceOnly, but ${update.reason}`);
+      continue;
+    }
+    if (available) {
+      if (unavailable >= maxUnavailable) continue;
+      unavailable++;
+    }
+    if (update.kind === "in-place" && policy !== "Recreate") actions.push({ kind: "in-place", pod, operations: update.operations });
+    else actions.push({ kind: "recreate", pod, replacement: to, reason: update.kind === "recreate" ? update.reason : "podUpgradePolicy is Recreate" });
+  }
+  return { actions, blocked };
+}
+
+/** An integer, or a percentage of replicas rounded down; at least 1 so an update can progress. */
+export function resolveMaxUnavailable(value: number | string | undefined, replicas: number): number {
+  if (value === undefined) return 1;
+  if (typeof value === "number") return Math.max(1, Math.floor(value));
+  const percent = /^(\d+)%$/.exec(value);
+  if (percent === null) return 1;
+  return Math.max(1, Math.floor((replicas * Number(percent[1])) / 100));
+}
+
+/** The `count` smallest ids not in `occupied`. */
+function freeIds(occupied: ReadonlySet<number>, count: number): number[] {
+  const ids: number[] = [];
+  for (let id = 0; ids.length < count; id++) if (!occupied.has(id)) ids.push(id);
+  return ids;
+}
+
+function recordedMap(pod: LivePod): Map<string, string> {
+  return new Map(podRevisions(pod).revisions.map((entry) => [entry.name, entry.revision]));
+}
+
+function missingRevision(revisions: PodRevisions): string {
+  const decorations = [...revisions.decorations].map(([name, revision]) => `${name}@${revision}`).join(", ");
+  return `waiting for the revisions it is made of to be stored (template ${revisions.template}${decorations === "" ? "" : `; decorations ${decorations}`})`;
+}
+
+/** Of two pods with one instance id, the one to keep: the available, then the older one. */
+function byPreference(a: LivePod, b: LivePod): number {
+  const available = Number(isAvailable(b)) - Number(isAvailable(a));
+  if (available !== 0) return available;
+  const [x, y] = [a.metadata?.creationTimestamp ?? "", b.metadata?.creationTimestamp ?? ""];
+  if (x !== y) return x < y ? -1 : 1;
+  const [m, n] = [a.metadata?.name ?? "", b.metadata?.name ?? ""];
+  return m < n ? -1 : m > n ? 1 : 0;
+}
