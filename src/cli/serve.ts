@@ -19,6 +19,7 @@ import { LeaderElector } from "../controller/runtime/leader-election.ts";
 import { kubeLeaseLock } from "../controller/runtime/lease-lock.ts";
 import { RuntimeMetrics } from "../controller/runtime/metrics.ts";
 import { SharedInformers } from "../controller/runtime/shared-informers.ts";
+import { stripManagedFields } from "../controller/runtime/strip-managed-fields.ts";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import { loadKubeConfig } from "../kube/kubeconfig.ts";
 import type { ControllerRevision, Pod } from "../kube/objects.ts";
@@ -137,7 +138,8 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const { client, logger } = dependencies;
   // Pods are cached only where controllers run: followers serve the webhook without them.
   const informers = new SharedInformers({ transport: client.rest, logger });
-  const pods = informers.forResource<Pod>(resources.pods);
+  // 10,000 pods are the bulk of the controller's memory; their managedFields are never read.
+  const pods = informers.forResource<Pod>(resources.pods, {}, { transform: stripManagedFields });
   informers.start(leadership);
   const events = new EventRecorder({ sink: client.core.events, component: "pod-decorator", instance: dependencies.identity, logger });
   const podDecorations = podDecorationController({
