@@ -26,6 +26,12 @@ describe("evaluate", () => {
     ]);
   });
 
+  it("adds the metric's caveat about this run to the verdict", () => {
+    const guarded: Metric = { ...latency, caveat: (section) => (section.starved === true ? "unreliable: server starved" : undefined) };
+    expect(evaluate([guarded], { webhook: { p99Ms: 3, starved: true } }, ran)[0]?.verdict).toBe("met (unreliable: server starved)");
+    expect(evaluate([guarded], { webhook: { p99Ms: 3, starved: false } }, ran)[0]?.verdict).toBe("met");
+  });
+
   it("names why a metric has no number: section not built, failed, not selected, or silent", () => {
     const states = new Map<string, SectionState>([["webhook", { state: "failed", reason: "webhook.ts exited with 1" }]]);
     expect(evaluate([rollout, latency], {}, states).map((row) => [row.measured, row.verdict])).toEqual([
@@ -34,6 +40,20 @@ describe("evaluate", () => {
     ]);
     expect(evaluate([latency], {}, new Map([["webhook", { state: "not selected" }]]))[0]?.measured).toBe("not measured (section not selected in this run)");
     expect(evaluate([latency], { webhook: { p99Ms: null } }, ran)[0]?.measured).toBe("not measured (missing from the section's output)");
+  });
+
+  it("flags webhook figures from a server that did not have its core, or a rate that was not reached", () => {
+    const figures = (serverCpuPercent: number, rps: number) => ({ rps, p50Ms: 2, p99Ms: 4, exactP99Ms: 3.5, serverCpuPercent, serverCpuMicrosPerRequest: 300 });
+    const section = (share: number, achieved: number, load = 0.5) => ({
+      throughputRatio: 0.8, cpuThroughputRatio: 0.75, rps: 4000, p99Ms: 4, fixedRate: 1000, loadAverage1m: load, cpus: 2,
+      decorate: { saturation: figures(99, 4000), fixedRate: figures(40, achieved) }, bare: { saturation: figures(share, 5000), fixedRate: figures(20, 1000) },
+    });
+    const webhookMetrics = metrics.filter((metric) => metric.path === "webhook.throughputRatio" || metric.path === "webhook.p99Ms");
+    const verdicts = (webhook: Record<string, unknown>) => evaluate(webhookMetrics, { webhook }, ran).map((row) => row.verdict);
+    expect(verdicts(section(98, 1000))).toEqual(["met", "met"]);
+    expect(verdicts(section(34, 1000))[0]).toBe("met (unreliable: a server got only 34% of its core at saturation, the rest went to other processes)");
+    expect(verdicts(section(98, 937))[1]).toBe("met (unreliable: only 937 of 1000 req/s achieved)");
+    expect(verdicts(section(98, 1000, 4.9))[1]).toBe("met (machine busy: load average 4.9 on 2 CPUs, latency includes waiting for a core)");
   });
 
   it("covers exactly the seven DESIGN §9 keys of issue 8", () => {

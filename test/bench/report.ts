@@ -16,6 +16,8 @@ export interface Metric {
   target?: Target;
   /** The measured cell; `section` is the metric's whole section, for context such as a baseline. */
   format(value: number, section: Record<string, unknown>): string;
+  /** Why this run's number may not mean what it says (e.g. a starved server), added to the verdict. */
+  caveat?(section: Record<string, unknown>): string | undefined;
 }
 
 /** What happened to each section key in this run. */
@@ -73,7 +75,8 @@ export function evaluate(metrics: readonly Metric[], results: Results, states: R
       return { ...row, measured: `not measured (${notMeasuredReason(states.get(section) ?? { state: "not built" })})`, verdict: "—" };
     }
     const verdict = metric.target === undefined ? "— (no target)" : isMet(metric.target, value) ? "met" : "**not met**";
-    return { ...row, measured: metric.format(value, results[section] ?? {}), verdict };
+    const caveat = metric.caveat?.(results[section] ?? {});
+    return { ...row, measured: metric.format(value, results[section] ?? {}), verdict: caveat === undefined ? verdict : `${verdict} (${caveat})` };
   });
 }
 

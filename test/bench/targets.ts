@@ -5,6 +5,19 @@ const fixed = (value: number, digits: number) => value.toFixed(digits);
 const detail = (section: Record<string, unknown>, path: readonly string[]): unknown =>
   path.reduce<unknown>((value, key) => (typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined), section);
 
+/** Saturation figures mean little when a server did not have its core to itself. */
+function starvedServer(section: Record<string, unknown>): string | undefined {
+  const shares = [detail(section, ["decorate", "saturation", "serverCpuPercent"]), detail(section, ["bare", "saturation", "serverCpuPercent"])].map(Number);
+  const least = Math.min(...shares);
+  return least < 90 ? `unreliable: a server got only ${least}% of its core at saturation, the rest went to other processes` : undefined;
+}
+
+function busyMachine(section: Record<string, unknown>): string | undefined {
+  const load = Number(detail(section, ["loadAverage1m"]));
+  const cpus = Number(detail(section, ["cpus"]));
+  return load > cpus ? `machine busy: load average ${load.toFixed(1)} on ${cpus} CPUs, latency includes waiting for a core` : undefined;
+}
+
 export const metrics: readonly Metric[] = [
   {
     path: "engine.renderMicros",
@@ -19,6 +32,7 @@ export const metrics: readonly Metric[] = [
     format: (value, section) =>
       `${fixed(value * 100, 1)}% (${String(detail(section, ["rps"]))} / ${String(detail(section, ["bare", "saturation", "rps"]))} req/s; by server CPU per request ` +
       `${fixed(Number(detail(section, ["cpuThroughputRatio"])) * 100, 1)}%: ${String(detail(section, ["decorate", "saturation", "serverCpuMicrosPerRequest"]))} vs ${String(detail(section, ["bare", "saturation", "serverCpuMicrosPerRequest"]))} µs)`,
+    caveat: starvedServer,
   },
   {
     path: "webhook.p99Ms",
@@ -27,11 +41,17 @@ export const metrics: readonly Metric[] = [
     format: (value, section) =>
       `${value} ms (raw ${String(detail(section, ["decorate", "fixedRate", "exactP99Ms"]))} ms; ${String(detail(section, ["decorate", "fixedRate", "rps"]))} req/s achieved; ` +
       `bare server ${String(detail(section, ["bare", "fixedRate", "p99Ms"]))} ms)`,
+    caveat: (section) => {
+      const achieved = Number(detail(section, ["decorate", "fixedRate", "rps"]));
+      const rate = Number(detail(section, ["fixedRate"]));
+      return achieved < rate * 0.98 ? `unreliable: only ${achieved} of ${rate} req/s achieved` : busyMachine(section);
+    },
   },
   {
     path: "webhook.rps",
     measures: "webhook: pod webhook req/s at saturation, server pinned to one core",
     format: (value, section) => `${value} req/s (p50 ${String(detail(section, ["decorate", "saturation", "p50Ms"]))} ms)`,
+    caveat: starvedServer,
   },
   {
     path: "controller.statusPassMs",

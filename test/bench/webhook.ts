@@ -7,6 +7,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { percentile } from "./statistics.ts";
@@ -46,6 +47,9 @@ export interface WebhookBenchResult {
   fixedRate: number;
   connections: number;
   durationSeconds: number;
+  /** 1-minute load average when the measurement started, and the machine's CPUs: others' load skews every figure. */
+  loadAverage1m: number;
+  cpus: number;
   /** How the server processes were confined, e.g. "taskset -c 1"; null when taskset is missing. */
   serverPinning: string | null;
   decorate: ServerFigures;
@@ -151,6 +155,7 @@ async function measure(mode: "decorate" | "bare", seconds: number): Promise<Serv
 }
 
 export async function benchWebhook(seconds = 10): Promise<WebhookBenchResult> {
+  const loadAverage1m = loadavg()[0]!;
   const bare = await measure("bare", seconds);
   const decorate = await measure("decorate", seconds);
   return {
@@ -161,6 +166,8 @@ export async function benchWebhook(seconds = 10): Promise<WebhookBenchResult> {
     fixedRate: FIXED_RATE,
     connections: CONNECTIONS,
     durationSeconds: seconds,
+    loadAverage1m,
+    cpus: availableParallelism(),
     serverPinning: hasTaskset ? `taskset -c ${SERVER_CORE}` : null,
     decorate,
     bare,
