@@ -22,7 +22,7 @@ CONTROLPLANE := e2e/controlplane
 DIR ?= $(CURDIR)/.controlplane
 
 .PHONY: help setup controlplane controlplane-up controlplane-down lint typecheck build crds \
-	test test-unit test-e2e clean
+	test test-unit test-e2e bench clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -68,6 +68,9 @@ test-e2e: node_modules/.installed controlplane ## e2e tests against a real contr
 	npx vitest run --project e2e
 
 test: lint typecheck test-unit test-e2e ## lint, typecheck, unit and e2e tests
+
+bench: node_modules/.installed ## every DESIGN §9 benchmark side by side: bench-results.json and a Markdown table
+	$(NODE) test/bench/run.ts
 
 clean: ## remove build output and local tools (not the cached control plane)
 	rm -rf dist node_modules .tools

@@ -2,7 +2,7 @@
 // PodDecorations of which 5 select it (a logging sidecar, a mesh proxy, env and mounts on the
 // primary container, scheduling, and labels/annotations), as DESIGN §9 specifies.
 import type { Pod } from "../../src/api/pod.ts";
-import type { PodDecoration } from "../../src/api/poddecoration.ts";
+import { defaultPodDecoration, type PodDecoration } from "../../src/api/poddecoration.ts";
 
 export const NAMESPACE = "bench";
 
@@ -37,8 +37,9 @@ export function typicalPod(): Pod {
   return pod;
 }
 
+// Defaulted, as our defaulting webhook stores them and the caches hold them.
 function decoration(index: number, matching: boolean, template: NonNullable<PodDecoration["spec"]["template"]>): PodDecoration {
-  return {
+  return defaultPodDecoration({
     apiVersion: "apps.kusionstack.io/v1alpha1",
     kind: "PodDecoration",
     metadata: {
@@ -55,7 +56,7 @@ function decoration(index: number, matching: boolean, template: NonNullable<PodD
       injectStrategy: { weight: index },
       template,
     },
-  };
+  });
 }
 
 const matchingTemplates = [

@@ -1,37 +1,75 @@
 // Load benchmark of the pod webhook over HTTPS keep-alive (DESIGN §9): requests/s at
 // saturation and p50/p99 latency at a fixed 1,000 requests/s, for the real pod webhook over
 // 50 decorations (5 matching) and for a bare server of the same stack answering allowed: true.
-// Each server runs in its own process pinned to one core; autocannon drives it from the other.
+// Each server runs in its own process pinned to one core; autocannon drives it from this one
+// (which `make bench` pins to the other core).
+//   node test/bench/webhook.ts [--json]        (BENCH_SECONDS=10 per measurement)
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { percentile } from "./statistics.ts";
 import { typicalPod } from "./typical-workload.ts";
 
 export interface LoadFigures {
   rps: number;
+  /** autocannon's percentiles: whole milliseconds, corrected for coordinated omission at a fixed rate. */
   p50Ms: number;
   p99Ms: number;
+  /** Percentiles of the raw response times (µs resolution, uncorrected). */
+  exactP50Ms: number;
+  exactP99Ms: number;
   errors: number;
+  /** CPU the load generator used, in % of one core: near 100 means the client, not the server, was the limit. */
+  clientCpuPercent: number;
+  /** CPU the server process used, in % of one core: under 100 at saturation means it was starved (a shared machine). */
+  serverCpuPercent: number;
+  /** Server CPU time per answered request: unlike req/s, barely moved by other processes on the core. */
+  serverCpuMicrosPerRequest: number;
+}
+
+interface ServerFigures {
+  saturation: LoadFigures;
+  fixedRate: LoadFigures;
 }
 
 export interface WebhookBenchResult {
-  decorate: { saturation: LoadFigures; fixedRate: LoadFigures };
-  bare: { saturation: LoadFigures; fixedRate: LoadFigures };
   /** decorate.saturation.rps / bare.saturation.rps */
   throughputRatio: number;
+  /** bare ÷ pod webhook server CPU µs per request at saturation: the ratio one fully available core would give. */
+  cpuThroughputRatio: number;
+  /** Pod webhook p99 at the fixed rate (autocannon's figure). */
+  p99Ms: number;
+  /** Pod webhook requests/s at saturation. */
+  rps: number;
+  fixedRate: number;
+  connections: number;
+  durationSeconds: number;
+  /** 1-minute load average when the measurement started, and the machine's CPUs: others' load skews every figure. */
+  loadAverage1m: number;
+  cpus: number;
+  /** How the server processes were confined, e.g. "taskset -c 1"; null when taskset is missing. */
+  serverPinning: string | null;
+  decorate: ServerFigures;
+  bare: ServerFigures;
 }
 
+const SERVER_CORE = "1";
+const CONNECTIONS = 10;
+const FIXED_RATE = 1_000;
 const serverScript = fileURLToPath(new URL("./webhook-server.ts", import.meta.url));
 const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;
 
-async function startServer(mode: "decorate" | "bare"): Promise<{ port: number; child: ChildProcess }> {
+async function startServer(mode: "decorate" | "bare"): Promise<{ port: number; child: ChildProcess & { pid: number } }> {
   const command = hasTaskset ? "taskset" : process.execPath;
-  const args = hasTaskset ? ["-c", "1", process.execPath, serverScript, mode] : [serverScript, mode];
+  const args = hasTaskset ? ["-c", SERVER_CORE, process.execPath, serverScript, mode] : [serverScript, mode];
   const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
   const [chunk] = (await once(child.stdout, "data")) as [Buffer];
   const { port } = JSON.parse(chunk.toString().split("\n")[0]!) as { port: number };
-  return { port, child };
+  if (child.pid === undefined) throw new Error("the webhook server did not start");
+  return { port, child: child as ChildProcess & { pid: number } };
 }
 
 function body(): string {
@@ -51,30 +89,64 @@ function body(): string {
   });
 }
 
-async function load(port: number, options: { durationSeconds: number; connections: number; overallRate?: number }): Promise<LoadFigures> {
-  const result = await autocannon({
-    url: `https://127.0.0.1:${port}/mutate-pods`,
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: body(),
-    connections: options.connections,
-    duration: options.durationSeconds,
-    ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
-  });
-  return {
-    rps: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx,
-  };
+const clockTicksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+
+/** User + system CPU µs a process has used so far, from /proc (Linux). */
+function processCpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the parenthesised command name; utime and stime are the 14th and 15th fields.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond) * 1e6;
 }
 
-async function measure(mode: "decorate" | "bare", seconds: number) {
+function load(port: number, serverPid: number, options: { durationSeconds: number; overallRate?: number }): Promise<LoadFigures> {
+  const times: number[] = [];
+  const cpuBefore = process.cpuUsage();
+  const serverCpuBefore = processCpuMicros(serverPid);
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const instance = autocannon({
+      url: `https://127.0.0.1:${port}/mutate-pods`,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: body(),
+      connections: CONNECTIONS,
+      duration: options.durationSeconds,
+      ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
+    }, (error: unknown, result) => {
+      if (error !== null && error !== undefined) {
+        reject(error instanceof Error ? error : new Error("autocannon failed", { cause: error }));
+        return;
+      }
+      const cpu = process.cpuUsage(cpuBefore);
+      const serverCpu = processCpuMicros(serverPid) - serverCpuBefore;
+      const wallMicros = (performance.now() - started) * 1000;
+      resolve({
+        rps: Math.round(result.requests.average),
+        p50Ms: result.latency.p50,
+        p99Ms: result.latency.p99,
+        exactP50Ms: round(percentile(times, 50)),
+        exactP99Ms: round(percentile(times, 99)),
+        errors: result.errors + result.timeouts + result.non2xx,
+        clientCpuPercent: Math.round(((cpu.user + cpu.system) / wallMicros) * 100),
+        serverCpuPercent: Math.round((serverCpu / wallMicros) * 100),
+        serverCpuMicrosPerRequest: Math.round(serverCpu / Math.max(1, result.requests.total)),
+      });
+    });
+    instance.on("response", (_client, statusCode, _bytes, responseTime) => {
+      if (statusCode === 200) times.push(responseTime);
+    });
+  });
+}
+
+const round = (value: number) => Math.round(value * 100) / 100;
+
+async function measure(mode: "decorate" | "bare", seconds: number): Promise<ServerFigures> {
   const { port, child } = await startServer(mode);
   try {
-    await load(port, { durationSeconds: 2, connections: 10 }); // warm-up: JIT, TLS sessions
-    const saturation = await load(port, { durationSeconds: seconds, connections: 10 });
-    const fixedRate = await load(port, { durationSeconds: seconds, connections: 10, overallRate: 1000 });
+    await load(port, child.pid, { durationSeconds: 2 }); // warm-up: JIT, TLS sessions
+    const saturation = await load(port, child.pid, { durationSeconds: seconds });
+    const fixedRate = await load(port, child.pid, { durationSeconds: seconds, overallRate: FIXED_RATE });
     return { saturation, fixedRate };
   } finally {
     child.kill("SIGTERM");
@@ -83,20 +155,39 @@ async function measure(mode: "decorate" | "bare", seconds: number) {
 }
 
 export async function benchWebhook(seconds = 10): Promise<WebhookBenchResult> {
+  const loadAverage1m = loadavg()[0]!;
   const bare = await measure("bare", seconds);
   const decorate = await measure("decorate", seconds);
-  return { decorate, bare, throughputRatio: decorate.saturation.rps / bare.saturation.rps };
+  return {
+    throughputRatio: decorate.saturation.rps / bare.saturation.rps,
+    cpuThroughputRatio: bare.saturation.serverCpuMicrosPerRequest / decorate.saturation.serverCpuMicrosPerRequest,
+    p99Ms: decorate.fixedRate.p99Ms,
+    rps: decorate.saturation.rps,
+    fixedRate: FIXED_RATE,
+    connections: CONNECTIONS,
+    durationSeconds: seconds,
+    loadAverage1m,
+    cpus: availableParallelism(),
+    serverPinning: hasTaskset ? `taskset -c ${SERVER_CORE}` : null,
+    decorate,
+    bare,
+  };
 }
 
 if (import.meta.main) {
   const result = await benchWebhook(Number(process.env.BENCH_SECONDS ?? 10));
-  const row = (name: string, figures: LoadFigures) => `| ${name} | ${figures.rps} | ${figures.p50Ms} | ${figures.p99Ms} | ${figures.errors} |`;
-  console.log(`server pinned to one core: ${hasTaskset ? "yes (taskset -c 1)" : "no"}`);
-  console.log("| webhook, load | req/s | p50 ms | p99 ms | errors |");
-  console.log("| --- | ---: | ---: | ---: | ---: |");
-  console.log(row("pod webhook, saturation", result.decorate.saturation));
-  console.log(row("bare server, saturation", result.bare.saturation));
-  console.log(row("pod webhook, 1000 req/s", result.decorate.fixedRate));
-  console.log(row("bare server, 1000 req/s", result.bare.fixedRate));
-  console.log(`throughput ratio (pod webhook / bare): ${(result.throughputRatio * 100).toFixed(1)}%`);
+  if (process.argv.includes("--json")) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } else {
+    const row = (name: string, figures: LoadFigures) =>
+      `| ${name} | ${figures.rps} | ${figures.p50Ms} | ${figures.p99Ms} | ${figures.exactP50Ms} | ${figures.exactP99Ms} | ${figures.errors} | ${figures.serverCpuPercent}% | ${figures.serverCpuMicrosPerRequest} | ${figures.clientCpuPercent}% |`;
+    console.log(`server pinned to one core: ${result.serverPinning ?? "no (taskset missing)"}; ${CONNECTIONS} keep-alive connections`);
+    console.log("| webhook, load | req/s | p50 ms | p99 ms | raw p50 ms | raw p99 ms | errors | server CPU | server CPU µs/req | client CPU |");
+    console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    console.log(row("pod webhook, saturation", result.decorate.saturation));
+    console.log(row("bare server, saturation", result.bare.saturation));
+    console.log(row(`pod webhook, ${FIXED_RATE} req/s`, result.decorate.fixedRate));
+    console.log(row(`bare server, ${FIXED_RATE} req/s`, result.bare.fixedRate));
+    console.log(`throughput ratio (pod webhook / bare): ${(result.throughputRatio * 100).toFixed(1)}% by req/s, ${(result.cpuThroughputRatio * 100).toFixed(1)}% by server CPU per request`);
+  }
 }

@@ -29,6 +29,11 @@ export interface InformerOptions<T> {
   logger?: Logger;
   /** Hand out deeply frozen objects so that a mutation throws (default true). */
   freezeObjects?: boolean;
+  /**
+   * Applied to every listed or watched object before it is cached and handed out (client-go's
+   * SetTransform): drops what no reader needs, such as managedFields. Must not throw.
+   */
+  transform?: (object: T) => T;
   /** Wait between failed attempts (default 200ms doubling to 30s). */
   backoff?: BackoffOptions;
   /** The server-side watch timeout, drawn per watch (default 5–10 minutes, as client-go). */
@@ -71,6 +76,7 @@ export class Informer<T extends KubeObject> {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #freeze: boolean;
+  readonly #transform: ((object: T) => T) | undefined;
   readonly #backoff: CappedBackoff;
   readonly #watchTimeoutSeconds: () => number;
   readonly #watchdogMs: number;
@@ -86,6 +92,7 @@ export class Informer<T extends KubeObject> {
     this.#clock = options.clock ?? realClock;
     this.#logger = (options.logger ?? pino({ level: "silent" })).child({ informer: options.name });
     this.#freeze = options.freezeObjects ?? true;
+    this.#transform = options.transform;
     this.#backoff = new CappedBackoff(options.backoff);
     this.#watchTimeoutSeconds = options.watchTimeoutSeconds ?? (() => Math.floor(300 * (1 + Math.random())));
     this.#watchdogMs = options.watchdogMs ?? 120_000;
@@ -243,7 +250,8 @@ export class Informer<T extends KubeObject> {
     this.#resourceVersion = object.metadata?.resourceVersion ?? this.#resourceVersion;
   }
 
-  #prepare(object: T): T {
+  #prepare(received: T): T {
+    const object = this.#transform === undefined ? received : this.#transform(received);
     return this.#freeze ? deepFreeze(object) : object;
   }
 

@@ -29,14 +29,19 @@ export class SharedInformers {
     this.#clock = options.clock ?? realClock;
   }
 
-  /** The informer for resource (made on first use); the caller names the object type it holds. */
-  forResource<T extends KubeObject>(resource: ResourceType, options: RestListWatchOptions = {}): Informer<T> {
+  /**
+   * The informer for resource (made on first use); the caller names the object type it holds.
+   * `informerOptions` apply when this call makes the informer: later callers share it as it is.
+   */
+  forResource<T extends KubeObject>(resource: ResourceType, options: RestListWatchOptions = {}, informerOptions: Pick<InformerOptions<T>, "transform"> = {}): Informer<T> {
     const selectors = [options.namespace, options.labelSelector, options.fieldSelector].filter((part) => part !== undefined && part !== "");
     const key = [resourceName(resource), ...selectors].join("|");
     let informer = this.#informers.get(key);
     if (informer === undefined) {
       informer = new Informer<KubeObject>({
         ...this.#options.informer,
+        // The informer only ever holds objects of this resource, which the caller calls T.
+        ...(informerOptions as Pick<InformerOptions<KubeObject>, "transform">),
         name: key,
         listWatch: restListWatch(this.#options.transport, resource, options),
         clock: this.#clock,

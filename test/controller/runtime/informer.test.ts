@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { controllerUidIndex, namespaceIndex } from "../../../src/controller/runtime/cache.ts";
 import { FakeClock, settle } from "../../../src/controller/runtime/fake-clock.ts";
 import { Informer, waitForCacheSync } from "../../../src/controller/runtime/informer.ts";
+import { stripManagedFields } from "../../../src/controller/runtime/strip-managed-fields.ts";
 import type { ConfigMap } from "../../../src/kube/objects.ts";
 import { configMap, listOf, ScriptedListWatch } from "./scripted-list-watch.ts";
 
@@ -13,7 +14,7 @@ interface Recorded {
   old?: string;
 }
 
-function setup(options: { watchdogMs?: number; freezeObjects?: boolean } = {}) {
+function setup(options: { watchdogMs?: number; freezeObjects?: boolean; transform?: (object: ConfigMap) => ConfigMap } = {}) {
   const clock = new FakeClock();
   const listWatch = new ScriptedListWatch();
   const informer = new Informer<ConfigMap>({ name: "configmaps", listWatch, clock, watchTimeoutSeconds: () => 300, ...options });
@@ -101,6 +102,23 @@ describe("Informer", () => {
         object.metadata!.labels = {};
       }).toThrow(TypeError);
     }
+    stop.abort();
+    await running;
+  });
+
+  it("caches, indexes and hands out what its transform returns, for listed and watched objects", async () => {
+    const managedFields = [{ manager: "kubectl", operation: "Update", fieldsType: "FieldsV1", fieldsV1: { "f:data": {} } }];
+    const { listWatch, informer, events, stop, running } = setup({ transform: stripManagedFields });
+    listWatch.answerList(listOf("10", configMap("a", "5", { metadata: { name: "a", namespace: "default", resourceVersion: "5", managedFields } })));
+    const watch = await listWatch.nextWatch();
+    watch.emit({ type: "ADDED", object: configMap("b", "11", { metadata: { name: "b", namespace: "other", resourceVersion: "11", managedFields } }) });
+    expect(informer.cache.list().map((object) => object.metadata)).toEqual([
+      { name: "a", namespace: "default", resourceVersion: "5" },
+      { name: "b", namespace: "other", resourceVersion: "11" },
+    ]);
+    expect(informer.cache.byIndex(namespaceIndex, "other").map((object) => object.metadata?.name)).toEqual(["b"]);
+    expect(Object.isFrozen(informer.cache.get("other", "b")?.metadata)).toBe(true);
+    expect(events.map((event) => `${event.kind} ${event.name}`)).toEqual(["add a", "add b"]);
     stop.abort();
     await running;
   });

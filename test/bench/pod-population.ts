@@ -1,0 +1,186 @@
+// The controller benchmarks' world: one namespace with 100 PodDecorations and N pods made from
+// the pod captured from the real API server (fixtures/pod.json: status, managedFields, owner,
+// sidecars, service-account volume), each with its own name, uid, labels, owner, node, IPs and
+// container ids. Pods belong to 50 workloads: 40% CollaSet, 50% Deployment, 10% bare pods.
+// Their decorations are recorded by the engine itself (decoratePod), as the webhook does at
+// creation. The decorations each pod matches:
+//   pd-000..pd-001  every pod (a mesh, a log shipper)
+//   pd-002..pd-009  the pods of one of 8 tiers
+//   pd-010..pd-059  the pods of one workload
+//   pd-060..pd-099  the canary pods of one workload (none now: scanned, never matched)
+// so 4 per pod. One (pod, decoration) pair in 10 is still on the decoration's previous
+// revision (a rollout under way), 1 pod in 100 escaped the webhook (no annotation), 1 in 20 is
+// not ready, and 1 bare pod in 10 has succeeded.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { defaultPodDecoration, type PodDecoration } from "../../src/api/poddecoration.ts";
+import type { Pod as EnginePod } from "../../src/api/pod.ts";
+import { decoratePod, liveRevision, type DecorationRevision } from "../../src/decoration/decorate.ts";
+import { DECORATION_LABEL_PREFIX, REVISIONS_ANNOTATION } from "../../src/decoration/recording.ts";
+import { INSTANCE_ID_LABEL } from "../../src/decoration/rollout.ts";
+import type { Pod } from "../../src/kube/objects.ts";
+
+const fixtureText = readFileSync(new URL("./fixtures/pod.json", import.meta.url), "utf8");
+const fixture = JSON.parse(fixtureText) as Pod;
+
+export const POPULATION_NAMESPACE = fixture.metadata?.namespace ?? "bench";
+export const WORKLOADS = 50;
+const TIERS = 8;
+
+export type WorkloadKind = "CollaSet" | "Deployment" | "bare";
+
+export function workloadKind(workload: number): WorkloadKind {
+  const decile = workload % 10;
+  return decile < 4 ? "CollaSet" : decile < 9 ? "Deployment" : "bare";
+}
+
+function hex(seed: string, length: number): string {
+  return createHash("sha256").update(seed).digest("hex").slice(0, length);
+}
+
+function uid(seed: string): string {
+  const h = hex(seed, 32);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Kubernetes' name-suffix alphabet (no vowels, no confusable digits). */
+function suffix(seed: string, length = 5): string {
+  const alphabet = "bcdfghjklmnpqrstvwxz2456789";
+  return [...createHash("sha256").update(seed).digest()].slice(0, length).map((byte) => alphabet[byte % alphabet.length]).join("");
+}
+
+const workloadName = (workload: number) => `app-${String(workload).padStart(2, "0")}`;
+
+function decoration(index: number, selector: PodDecoration["spec"]["selector"], version: string): PodDecoration {
+  const name = `pd-${String(index).padStart(3, "0")}`;
+  return defaultPodDecoration({
+    apiVersion: "apps.kusionstack.io/v1alpha1",
+    kind: "PodDecoration",
+    metadata: {
+      name,
+      namespace: POPULATION_NAMESPACE,
+      uid: uid(name),
+      generation: 2,
+      creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, index)).toISOString().replace(".000Z", "Z"),
+      finalizers: ["poddecoration.kusionstack.io/protection"],
+    },
+    spec: {
+      selector,
+      template: { metadata: [{ patchPolicy: "Overwrite", annotations: { [`example.com/${name}`]: version } }] },
+    },
+  });
+}
+
+function decorations(version: string): PodDecoration[] {
+  return Array.from({ length: 100 }, (_, index) => {
+    if (index < 2) return decoration(index, { matchExpressions: [{ key: "app", operator: "Exists" }] }, version);
+    if (index < 10) return decoration(index, { matchExpressions: [{ key: "tier", operator: "In", values: [`tier-${index - 2}`] }] }, version);
+    if (index < 60) return decoration(index, { matchLabels: { app: workloadName(index - 10) } }, version);
+    return decoration(index, { matchLabels: { app: workloadName(index - 60), track: "canary" } }, version);
+  });
+}
+
+export interface PodPopulation {
+  size: number;
+  /** Defaulted, with finalizer, uid and generation, as the decoration cache holds them. */
+  decorations: PodDecoration[];
+  /** Decoration name → its updated revision (the one its current spec is stored as). */
+  updatedRevisions: Map<string, string>;
+  /** Pod number index (0 ≤ index < size) as the API server would return it; a new object per call. */
+  pod: (index: number) => Pod;
+}
+
+export function podPopulation(size: number): PodPopulation {
+  const current = decorations("v2");
+  // The same decorations one spec change ago: what pods still on the previous revision record.
+  const previous = new Map(decorations("v1").map((pd) => [pd.metadata.name ?? "", liveRevision(pd)]));
+  const updated = new Map<PodDecoration, DecorationRevision>(current.map((pd) => [pd, liveRevision(pd)]));
+  const indexOf = new Map(current.map((pd, index) => [pd, index]));
+  const fixtureOwnerUid = fixture.metadata?.ownerReferences?.[0]?.uid ?? "";
+  const fixtureVolume = fixture.spec?.volumes?.find((volume) => volume.projected !== undefined)?.name ?? "";
+  const fixtureNode = fixture.spec?.nodeName ?? "";
+
+  function pod(index: number): Pod {
+    const workload = index % WORKLOADS;
+    const ordinal = Math.floor(index / WORKLOADS);
+    const kind = workloadKind(workload);
+    const app = workloadName(workload);
+    const templateHash = suffix(`${app}-template`, 10);
+    const name = kind === "Deployment" ? `${app}-${templateHash}-${suffix(`pod-${index}`)}` : kind === "CollaSet" ? `${app}-${suffix(`pod-${index}`)}` : `${app}-job-${ordinal}`;
+    const ownerUid = uid(`${app}-owner`);
+    const node = `worker-${String(index % 97).padStart(2, "0")}`;
+    const text = fixtureText
+      .replaceAll(fixtureOwnerUid, ownerUid)
+      .replaceAll(fixtureVolume, `kube-api-access-${suffix(`volume-${index}`)}`)
+      .replaceAll(fixtureNode, node)
+      .replaceAll(fixture.status?.podIP ?? "", `10.244.${Math.floor(index / 250)}.${index % 250}`)
+      .replaceAll(fixture.status?.hostIP ?? "", `10.20.${Math.floor((index % 97) / 50)}.${index % 97}`)
+      .replace(/(containerd:\/\/|sha256:)[0-9a-f]{64}/g, (_match, prefix: string, offset: number) => `${prefix}${hex(`${index}-${offset}`, 64)}`);
+    const base = JSON.parse(text) as Pod;
+    const metadata = base.metadata!;
+    const labels: Record<string, string> = {};
+    for (const [key, value] of Object.entries(metadata.labels ?? {})) if (!key.startsWith(DECORATION_LABEL_PREFIX) && key !== "pod-template-hash") labels[key] = value;
+    labels.app = app;
+    labels.tier = `tier-${workload % TIERS}`;
+    if (kind === "Deployment") labels["pod-template-hash"] = templateHash;
+    if (kind === "CollaSet") labels[INSTANCE_ID_LABEL] = String(ordinal);
+    const annotations = { ...metadata.annotations };
+    delete annotations[REVISIONS_ANNOTATION];
+    const owner = kind === "Deployment"
+      ? [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: `${app}-${templateHash}`, uid: ownerUid, controller: true, blockOwnerDeletion: true }]
+      : kind === "CollaSet"
+        ? [{ apiVersion: "apps.kusionstack.io/v1alpha1", kind: "CollaSet", name: app, uid: ownerUid, controller: true, blockOwnerDeletion: true }]
+        : undefined;
+    const managedFields = kind === "bare" ? withoutOwnerFields(metadata.managedFields ?? []) : metadata.managedFields;
+    const { ownerReferences: _owners, ...rest } = metadata;
+    const created = new Date(Date.UTC(2026, 2, 1) + index * 7_000).toISOString().replace(".000Z", "Z");
+    let result: Pod = {
+      ...base,
+      metadata: {
+        ...rest,
+        name,
+        generateName: kind === "Deployment" ? `${app}-${templateHash}-` : kind === "CollaSet" ? `${app}-` : undefined,
+        uid: uid(`pod-${index}`),
+        resourceVersion: String(100_000 + index),
+        creationTimestamp: created,
+        labels,
+        annotations,
+        ...(owner === undefined ? {} : { ownerReferences: owner }),
+        managedFields,
+      },
+      status: podStatus(base.status ?? {}, kind, ordinal, index),
+    };
+    if (result.metadata?.generateName === undefined) delete result.metadata?.generateName;
+
+    if (index % 100 !== 99) {
+      const revisionFor = (pd: PodDecoration) => ((index * 7 + (indexOf.get(pd) ?? 0)) % 10 === 0 ? previous.get(pd.metadata.name ?? "") : updated.get(pd));
+      result = decoratePod(result as EnginePod, current, revisionFor).pod as Pod;
+    }
+    return result;
+  }
+
+  return {
+    size,
+    decorations: current,
+    updatedRevisions: new Map([...updated].map(([pd, revision]) => [pd.metadata.name ?? "", revision.revisionName])),
+    pod,
+  };
+}
+
+function podStatus(status: NonNullable<Pod["status"]>, kind: WorkloadKind, ordinal: number, index: number): Pod["status"] {
+  if (kind === "bare" && ordinal % 10 === 0) return { ...status, phase: "Succeeded" };
+  if (index % 20 !== 19) return status;
+  const notReady = (condition: { type: string; status: string }) =>
+    condition.type === "Ready" || condition.type === "ContainersReady" ? { ...condition, status: "False", reason: "ContainersNotReady" } : condition;
+  return { ...status, conditions: status.conditions?.map(notReady) };
+}
+
+/** A bare pod's managedFields own no ownerReferences. */
+function withoutOwnerFields(managedFields: NonNullable<NonNullable<Pod["metadata"]>["managedFields"]>) {
+  return managedFields.map((entry) => {
+    const fields = entry.fieldsV1 as { "f:metadata"?: Record<string, unknown> } | undefined;
+    if (fields?.["f:metadata"]?.["f:ownerReferences"] === undefined) return entry;
+    const { "f:ownerReferences": _owners, ...metadata } = fields["f:metadata"];
+    return { ...entry, fieldsV1: { ...fields, "f:metadata": metadata } };
+  });
+}

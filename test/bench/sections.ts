@@ -1,0 +1,24 @@
+// The benchmarks `make bench` runs, in order, each in its own process. A section is a script
+// in this folder whose last line on stdout is one JSON object, merged into bench-results.json
+// under `key`; several sections may fill one key. Adding a benchmark is adding an entry here.
+
+export interface BenchSection {
+  /** Top-level key of bench-results.json this section's JSON is merged into. */
+  key: string;
+  title: string;
+  /** A script in test/bench. */
+  script: string;
+  args?: readonly string[];
+  /** Pins the section's process to these CPUs (taskset -c), e.g. a load generator off the server's core. */
+  cpus?: string;
+}
+
+export const sections: readonly BenchSection[] = [
+  { key: "engine", title: "engine: render + patch", script: "render.ts", args: ["--json"] },
+  // The servers it starts pin themselves to core 1; autocannon stays on core 0.
+  { key: "webhook", title: "webhook: load (autocannon)", script: "webhook.ts", args: ["--json"], cpus: "0" },
+  { key: "controller", title: "controller: status pass", script: "status-pass.ts" },
+  { key: "controller", title: "controller: informer cache memory", script: "informer-memory.ts" },
+  // Not built yet: "rollout" (100 CollaSet pods in place vs 100 bare pod patches on the real
+  // control plane) needs the CollaSet controller; its rows read "not measured" until then.
+];

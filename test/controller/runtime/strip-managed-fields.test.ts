@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { stripManagedFields } from "../../../src/controller/runtime/strip-managed-fields.ts";
+import type { Pod } from "../../../src/kube/objects.ts";
+
+describe("stripManagedFields", () => {
+  const managedFields = [{ manager: "kubelet", operation: "Update", subresource: "status", fieldsType: "FieldsV1", fieldsV1: { "f:status": {} } }];
+
+  it("drops metadata.managedFields and keeps everything else", () => {
+    const pod: Pod = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "web-1", namespace: "shop", labels: { app: "web" }, ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "web", uid: "u1" }], managedFields },
+      spec: { containers: [{ name: "app", image: "web:1" }] },
+      status: { phase: "Running" },
+    };
+    expect(stripManagedFields(pod)).toEqual({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "web-1", namespace: "shop", labels: { app: "web" }, ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "web", uid: "u1" }] },
+      spec: { containers: [{ name: "app", image: "web:1" }] },
+      status: { phase: "Running" },
+    });
+  });
+
+  it("leaves its input untouched, so a frozen object can be transformed", () => {
+    const pod: Pod = Object.freeze({ metadata: Object.freeze({ name: "web-1", managedFields }) });
+    const stripped = stripManagedFields(pod);
+    expect(pod.metadata?.managedFields).toBe(managedFields);
+    expect(stripped.metadata).toEqual({ name: "web-1" });
+  });
+
+  it("returns an object without managedFields as it is", () => {
+    const pod: Pod = { metadata: { name: "web-1" } };
+    expect(stripManagedFields(pod)).toBe(pod);
+  });
+});
