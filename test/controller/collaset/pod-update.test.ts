@@ -1,0 +1,47 @@
+import jsonpatch from "fast-json-patch";
+import { describe, expect, it } from "vitest";
+import { podUpdate } from "../../../src/controller/collaset/pod-update.ts";
+import { slotPod } from "../../../src/controller/collaset/slot-pod.ts";
+import { collaSet, pod, sidecarRevision, sources, template } from "./fixtures.ts";
+
+const revisions = sources(
+  { r1: template("nginx:1.27"), r2: template("nginx:1.28"), r3: template("nginx:1.27", "green") },
+  [sidecarRevision("logging", "l1", "fluent-bit:1"), sidecarRevision("logging", "l2", "fluent-bit:2"), sidecarRevision("mesh", "m1", "envoy:1")],
+);
+const render = (templateRevision: string, decorations: Record<string, string> = {}) =>
+  slotPod(collaSet(), 0, { template: templateRevision, decorations: new Map(Object.entries(decorations)) }, revisions)!;
+
+describe("podUpdate", () => {
+  it("changes images and the recorded revisions in place, guarded by the resourceVersion", () => {
+    const from = render("r1", { logging: "l1" });
+    const live = { ...pod("web-x", { id: 0, template: "r1", decorations: { logging: "l1" }, images: { "logging-sidecar": "fluent-bit:1", app: "nginx:1.27" } }) };
+    live.metadata!.labels!["team"] = "shop";
+    const update = podUpdate(live, from, render("r2", { logging: "l2" }));
+    expect(update.kind).toBe("in-place");
+    const operations = update.kind === "in-place" ? update.operations : [];
+    expect(operations[0]).toEqual({ op: "test", path: "/metadata/resourceVersion", value: "7" });
+    const patched = jsonpatch.applyPatch(structuredClone(live), operations as jsonpatch.Operation[], true, false).newDocument;
+    expect(patched.spec!.containers.map((container) => container.image)).toEqual(["fluent-bit:2", "nginx:1.28"]);
+    expect(patched.metadata!.labels).toMatchObject({ "controller-revision-hash": "r2", "poddecoration.kusionstack.io/pd-logging": "l2", team: "shop" });
+    expect(patched.metadata!.annotations!["poddecoration.kusionstack.io/revisions"]).toBe('[{"name":"logging","revision":"l2"}]');
+  });
+
+  it("removes a decoration's metadata in place when only metadata goes, and escapes label keys", () => {
+    const from = render("r1", { logging: "l1" });
+    const to = render("r1");
+    const live = pod("web-x", { id: 0, template: "r1", decorations: { logging: "l1" } });
+    live.metadata!.labels!["poddecoration.kusionstack.io/pd-logging"] = "l1";
+    // The sidecar itself is a container: removing it is not possible in place.
+    expect(podUpdate(live, from, to)).toMatchObject({ kind: "recreate" });
+    const labelsOnly = podUpdate(live, { ...from, spec: to.spec }, to);
+    expect(labelsOnly.kind).toBe("in-place");
+    expect(labelsOnly.kind === "in-place" ? labelsOnly.operations : []).toContainEqual({ op: "remove", path: "/metadata/labels/poddecoration.kusionstack.io~1pd-logging" });
+  });
+
+  it("recreates for a new container, an env change, or when what the pod records is no longer stored", () => {
+    const live = pod("web-x", { id: 0, template: "r1" });
+    expect(podUpdate(live, render("r1"), render("r1", { mesh: "m1" }))).toMatchObject({ kind: "recreate" });
+    expect(podUpdate(live, render("r1"), render("r3"))).toMatchObject({ kind: "recreate", reason: "the change is more than container images and metadata" });
+    expect(podUpdate(live, undefined, render("r2"))).toMatchObject({ kind: "recreate", reason: "a revision the pod records is no longer stored" });
+  });
+});

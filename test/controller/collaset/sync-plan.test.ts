@@ -1,0 +1,166 @@
+import { describe, expect, it } from "vitest";
+import type { CollaSet } from "../../../src/api/collaset.ts";
+import { RECREATE_FINALIZER } from "../../../src/controller/collaset/pod-state.ts";
+import { planSync, resolveMaxUnavailable, type Action, type SyncPlan } from "../../../src/controller/collaset/sync-plan.ts";
+import type { Pod } from "../../../src/kube/objects.ts";
+import { collaSet, pod, sidecarRevision, sources, template } from "./fixtures.ts";
+
+const revisions = sources(
+  { "web-r1": template("nginx:1.27"), "web-r2": template("nginx:1.28"), "web-r3": template("nginx:1.27", "green") },
+  [sidecarRevision("logging", "l1", "fluent-bit:1"), sidecarRevision("logging", "l2", "fluent-bit:2")],
+);
+
+interface PlanOptions {
+  updated?: string;
+  current?: string;
+  /** Decoration targets by slot name; slots not listed get none. */
+  decorations?: Record<string, Record<string, string>>;
+}
+
+function plan(cls: CollaSet, pods: Pod[], options: PlanOptions = {}): SyncPlan {
+  return planSync({
+    collaSet: cls,
+    updatedRevision: options.updated ?? "web-r1",
+    currentRevision: options.current,
+    pods,
+    sources: revisions,
+    decorationTargets: (slots) => new Map(slots.map((slot) => [slot.name, new Map(Object.entries(options.decorations?.[slot.name] ?? {}))])),
+  });
+}
+
+/** One line per action, for readable expectations. */
+function summary(actions: readonly Action[]): string[] {
+  return actions.map((action) => {
+    switch (action.kind) {
+      case "create":
+        return `create ${action.instanceId}${action.replacing === undefined ? "" : ` replacing ${action.replacing.metadata?.name ?? ""}`}`;
+      case "label":
+        return `label ${action.pod.metadata?.name ?? ""} ${action.instanceId}`;
+      default:
+        return `${action.kind} ${action.pod.metadata?.name ?? ""}`;
+    }
+  });
+}
+
+function createdPod(actions: readonly Action[]) {
+  const action = actions[0];
+  return action?.kind === "create" ? action.pod : undefined;
+}
+
+const sidecarImages = { "logging-sidecar": "fluent-bit:1", app: "nginx:1.27" };
+
+describe("planSync: scaling", () => {
+  it("creates the missing pods at the smallest free instance ids", () => {
+    const result = plan(collaSet({ replicas: 4 }), [pod("a", { id: 0 }), pod("c", { id: 2 })]);
+    expect(summary(result.actions)).toEqual(["create 1", "create 3"]);
+    const created = createdPod(result.actions);
+    expect(created?.metadata?.labels?.["collaset.kusionstack.io/instance-id"]).toBe("1");
+  });
+
+  it("does not reuse the id of a pod still terminating", () => {
+    expect(summary(plan(collaSet({ replicas: 2 }), [pod("a", { id: 0 }), pod("b", { id: 1, terminating: true })]).actions)).toEqual(["create 2"]);
+  });
+
+  it("scales in podToDelete first, then the highest ids", () => {
+    const pods = [pod("a", { id: 0 }), pod("b", { id: 1 }), pod("c", { id: 2 }), pod("d", { id: 3 })];
+    expect(summary(plan(collaSet({ replicas: 2, scaleStrategy: { podToDelete: ["a"] } }), pods).actions)).toEqual(["delete a", "delete d"]);
+  });
+
+  it("replaces a pod in podToDelete while replicas stay", () => {
+    const pods = [pod("a", { id: 0 }), pod("b", { id: 1 })];
+    // The deleted pod's id stays taken until it is gone, so its replacement takes the next one.
+    expect(summary(plan(collaSet({ replicas: 2, scaleStrategy: { podToDelete: ["a"] } }), pods).actions)).toEqual(["delete a", "create 2"]);
+  });
+
+  it("gives owned pods without an id, or with a duplicate one, a free id before anything else", () => {
+    const pods = [pod("a", { id: 0, createdAt: "2026-11-01T00:00:00Z" }), pod("b", { id: 0, createdAt: "2026-11-01T00:00:01Z" }), pod("c", { createdAt: "2026-11-01T00:00:02Z" })];
+    expect(summary(plan(collaSet({ replicas: 1 }), pods).actions)).toEqual(["label b 1", "label c 2"]);
+  });
+
+  it("changes nothing while paused, but finishes a replacement in flight", () => {
+    const pods = [pod("a", { id: 0 }), pod("b", { id: 1, terminating: true, finalizers: [RECREATE_FINALIZER] })];
+    expect(summary(plan(collaSet({ replicas: 5, paused: true }), pods, { updated: "web-r2" }).actions)).toEqual(["create 1 replacing b"]);
+  });
+});
+
+describe("planSync: replacements", () => {
+  it("creates the replacement of a pod deleted for recreation with what the slot should carry, then lets the old pod go", () => {
+    const held = pod("b", { id: 1, terminating: true, finalizers: [RECREATE_FINALIZER], decorations: { logging: "l1" }, images: sidecarImages });
+    const first = plan(collaSet({ replicas: 2 }), [pod("a", { id: 0 }), held], { decorations: { b: { logging: "l1" } } });
+    expect(summary(first.actions)).toEqual(["create 1 replacing b"]);
+    const replacement = createdPod(first.actions);
+    expect(replacement?.spec?.containers.map((container) => container.image)).toEqual(["fluent-bit:1", "nginx:1.27"]);
+
+    const after = plan(collaSet({ replicas: 2 }), [pod("a", { id: 0 }), held, pod("b2", { id: 1, decorations: { logging: "l1" }, images: sidecarImages })], { decorations: { b2: { logging: "l1" } } });
+    expect(summary(after.actions)).toEqual(["release b"]);
+  });
+
+  it("lets go of a pod awaiting replacement whose slot is scaled away", () => {
+    const held = pod("b", { id: 1, terminating: true, finalizers: [RECREATE_FINALIZER] });
+    expect(summary(plan(collaSet({ replicas: 1 }), [pod("a", { id: 0 }), held]).actions)).toEqual(["release b"]);
+  });
+});
+
+describe("planSync: updates", () => {
+  const three = () => [pod("a", { id: 0 }), pod("b", { id: 1 }), pod("c", { id: 2 })];
+
+  it("updates an image in place, at most maxUnavailable pods at once", () => {
+    const result = plan(collaSet({ updateStrategy: { rollingUpdate: { maxUnavailable: 2 } } }), three(), { updated: "web-r2" });
+    expect(summary(result.actions)).toEqual(["in-place a", "in-place b"]);
+  });
+
+  it("counts pods already unavailable against the budget, and updates unavailable pods for free", () => {
+    const pods = [pod("a", { id: 0 }), pod("b", { id: 1, ready: false }), pod("c", { id: 2 })];
+    expect(summary(plan(collaSet(), pods, { updated: "web-r2" }).actions)).toEqual(["in-place b"]);
+    const updating = [pod("a", { id: 0, template: "web-r2", images: { app: "nginx:1.28" }, running: { app: "nginx:1.27" } }), pod("b", { id: 1 }), pod("c", { id: 2 })];
+    expect(summary(plan(collaSet(), updating, { updated: "web-r2" }).actions)).toEqual([]);
+  });
+
+  it("recreates when more than images change, and always under the Recreate policy", () => {
+    expect(summary(plan(collaSet(), three(), { updated: "web-r3" }).actions)).toEqual(["recreate a"]);
+    expect(summary(plan(collaSet({ updateStrategy: { podUpgradePolicy: "Recreate" } }), three(), { updated: "web-r2" }).actions)).toEqual(["recreate a"]);
+  });
+
+  it("blocks instead of recreating under InPlaceOnly", () => {
+    const result = plan(collaSet({ updateStrategy: { podUpgradePolicy: "InPlaceOnly" } }), three(), { updated: "web-r3" });
+    expect(result.actions).toEqual([]);
+    expect(result.blocked).toHaveLength(3);
+    expect(result.blocked[0]).toContain("InPlaceOnly");
+  });
+
+  it("keeps the last `partition` pods on their template revision", () => {
+    const cls = collaSet({ updateStrategy: { rollingUpdate: { maxUnavailable: 3, byPartition: { partition: 2 } } } });
+    expect(summary(plan(cls, three(), { updated: "web-r2" }).actions)).toEqual(["in-place a"]);
+  });
+
+  it("makes new pods held back by the partition from the current revision", () => {
+    const cls = collaSet({ replicas: 2, updateStrategy: { rollingUpdate: { byPartition: { partition: 1 } } } });
+    const result = plan(cls, [pod("a", { id: 0, template: "web-r2", images: { app: "nginx:1.28" } })], { updated: "web-r2", current: "web-r1" });
+    expect(summary(result.actions)).toEqual(["create 1"]);
+    const created = createdPod(result.actions);
+    expect(created?.metadata?.labels?.["controller-revision-hash"]).toBe("web-r1");
+  });
+
+  it("moves decorations by their own targets, independently of the template", () => {
+    const pods = [pod("a", { id: 0, decorations: { logging: "l1" }, images: sidecarImages }), pod("b", { id: 1 }), pod("c", { id: 2 })];
+    const cls = collaSet({ updateStrategy: { rollingUpdate: { maxUnavailable: 3 } } });
+    const result = plan(cls, pods, { decorations: { a: { logging: "l2" }, b: { logging: "l2" } } });
+    // a changes its sidecar image (in place); b gains a container (recreate); c stays as it is.
+    expect(summary(result.actions)).toEqual(["in-place a", "recreate b"]);
+  });
+
+  it("waits for a revision that is not stored yet rather than guess", () => {
+    const result = plan(collaSet(), three(), { decorations: { a: { logging: "l9" } } });
+    expect(result.actions).toEqual([]);
+    expect(result.blocked[0]).toMatch(/^pod a: waiting for the revisions .*logging@l9/);
+  });
+});
+
+describe("resolveMaxUnavailable", () => {
+  it("takes a count or a percentage of replicas rounded down, never less than one", () => {
+    expect(resolveMaxUnavailable(undefined, 10)).toBe(1);
+    expect(resolveMaxUnavailable(3, 10)).toBe(3);
+    expect(resolveMaxUnavailable("25%", 10)).toBe(2);
+    expect(resolveMaxUnavailable("5%", 10)).toBe(1);
+  });
+});
