@@ -52,23 +52,33 @@ export interface RenderOptions {
   includeCrds?: boolean;
 }
 
-/** `helm template` of the chart; throws with Helm's message when it refuses the values. */
-export async function renderChart(options: RenderOptions): Promise<string> {
+/** Runs helm with `values` in a values file (a temporary one, removed after). */
+async function withValues(values: object, args: (valuesFile: string) => string[]): Promise<HelmResult> {
   const dir = await mkdtemp(join(tmpdir(), "pod-decorator-values-"));
   try {
     const valuesFile = join(dir, "values.json");
-    await writeFile(valuesFile, JSON.stringify(options.values ?? {}));
-    const result = helm([
-      "template", options.release ?? "pod-decorator", chartDir,
-      "--namespace", options.namespace,
-      "--values", valuesFile,
-      ...(options.includeCrds === true ? ["--include-crds"] : []),
-    ]);
-    if (result.code !== 0) throw new Error(`helm template failed (exit ${result.code}):\n${result.stderr}`);
-    return result.stdout;
+    await writeFile(valuesFile, JSON.stringify(values));
+    return helm(args(valuesFile));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** `helm template` of the chart; throws with Helm's message when it refuses the values. */
+export async function renderChart(options: RenderOptions): Promise<string> {
+  const result = await withValues(options.values ?? {}, (valuesFile) => [
+    "template", options.release ?? "pod-decorator", chartDir,
+    "--namespace", options.namespace,
+    "--values", valuesFile,
+    ...(options.includeCrds === true ? ["--include-crds"] : []),
+  ]);
+  if (result.code !== 0) throw new Error(`helm template failed (exit ${result.code}):\n${result.stderr}`);
+  return result.stdout;
+}
+
+/** `helm lint --strict` of the chart with these values. */
+export function lintChart(values: object): Promise<HelmResult> {
+  return withValues(values, (valuesFile) => ["lint", "--strict", chartDir, "--values", valuesFile]);
 }
 
 export interface KubeManifest {
