@@ -112,6 +112,12 @@ let caPem: string;
 /** The value combinations every whole-chart check runs over. */
 let combinations: Record<string, object>;
 
+function combination(name: string): object {
+  const values = combinations[name];
+  if (values === undefined) throw new Error(`no value combination named ${name}`);
+  return values;
+}
+
 beforeAll(async () => {
   helmBinary();
   caPem = (await createCertificateAuthority("chart-test-ca", 1)).certPem;
@@ -231,7 +237,7 @@ describe("the Helm chart", () => {
   });
 
   test("with cert-manager: a self-signed Issuer unless one is given, a Certificate for the Service, its Secret mounted, the CA injected", async ({ namespace }) => {
-    const chart = await Rendered.of(namespace, combinations["cert-manager, chart's Issuer"]!);
+    const chart = await Rendered.of(namespace, combination("cert-manager, chart's Issuer"));
     const certificate = chart.one("Certificate");
     const spec = certificate.spec as { secretName: string; dnsNames: string[]; issuerRef: Record<string, string> };
     expect(spec.dnsNames).toContain(`${RELEASE}.${namespace}.svc`);
@@ -249,13 +255,13 @@ describe("the Helm chart", () => {
     // ...so it gets no access to the webhook configurations.
     expect(chart.rules().flatMap((rule) => rule.apiGroups)).not.toContain("admissionregistration.k8s.io");
 
-    const given = await Rendered.of(namespace, combinations["cert-manager, a ClusterIssuer"]!);
+    const given = await Rendered.of(namespace, combination("cert-manager, a ClusterIssuer"));
     expect(given.all("Issuer")).toEqual([]);
     expect((given.one("Certificate").spec as { issuerRef: unknown }).issuerRef).toEqual({ name: "corporate-ca", kind: "ClusterIssuer", group: "cert-manager.io" });
   });
 
   test("with an existing Secret: mounted, and its CA as every webhook's caBundle", async ({ namespace }) => {
-    const chart = await Rendered.of(namespace, combinations["existing Secret"]!);
+    const chart = await Rendered.of(namespace, combination("existing Secret"));
     expect(chart.all("Certificate")).toEqual([]);
     expect(chart.all("Issuer")).toEqual([]);
     expect(chart.webhooks()).toHaveLength(5);
@@ -266,7 +272,7 @@ describe("the Helm chart", () => {
   });
 
   test("scrapes the metrics port with a ServiceMonitor when asked, and listens on none when metrics are off", async ({ namespace }) => {
-    const chart = await Rendered.of(namespace, combinations.ServiceMonitor!);
+    const chart = await Rendered.of(namespace, combination("ServiceMonitor"));
     const monitor = chart.one("ServiceMonitor");
     const service = chart.one("Service");
     expect(monitor.metadata.labels).toMatchObject({ release: "prometheus" });
@@ -278,7 +284,7 @@ describe("the Helm chart", () => {
     expect(service.metadata.labels).toMatchObject((monitor.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels);
     expect(chart.one("Service").spec).toHaveProperty("ports", expect.arrayContaining([expect.objectContaining({ name: "metrics" })]));
 
-    const quiet = await Rendered.of(namespace, combinations["single replica, no metrics, no leader election"]!);
+    const quiet = await Rendered.of(namespace, combination("single replica, no metrics, no leader election"));
     expect(quiet.serveOptions()).toMatchObject({ metricsPort: 0, leaderElect: false });
     expect(quiet.kinds()).not.toContain("Role");
     expect(quiet.kinds()).not.toContain("PodDisruptionBudget");
@@ -287,7 +293,7 @@ describe("the Helm chart", () => {
   });
 
   test("sets failurePolicy and timeout on every webhook", async ({ namespace }) => {
-    const chart = await Rendered.of(namespace, combinations["failurePolicy Ignore"]!);
+    const chart = await Rendered.of(namespace, combination("failurePolicy Ignore"));
     expect(chart.webhooks().map((webhook) => [webhook.name, webhook.failurePolicy, webhook.timeoutSeconds])).toEqual([
       ["pods.pod-decorator.kusionstack.io", "Ignore", 10],
       ["poddecorations.pod-decorator.kusionstack.io", "Ignore", 10],
@@ -298,7 +304,7 @@ describe("the Helm chart", () => {
   });
 
   test("ANDs custom pod selectors with the exclusions it always keeps", async ({ namespace }) => {
-    const chart = await Rendered.of(namespace, combinations["custom selectors"]!);
+    const chart = await Rendered.of(namespace, combination("custom selectors"));
     const [pods, ...others] = chart.webhooks();
     expect(pods?.namespaceSelector).toEqual({
       matchLabels: { "team.example.com/decorated": "true" },
