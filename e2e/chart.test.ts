@@ -137,7 +137,7 @@ beforeAll(async () => {
         },
       },
     },
-    "single replica, no metrics, no leader election": { replicaCount: 1, metrics: { enabled: false }, leaderElection: { enabled: false }, podDisruptionBudget: { enabled: false } },
+    "single replica, no metrics, no leader election": { replicaCount: 1, metrics: { enabled: false }, leaderElection: { enabled: false } },
   };
   // Stand-ins for cert-manager's and the Prometheus Operator's CRDs (see the file).
   const installed = await kubectl(["apply", "--server-side", "--field-manager=pod-decorator-e2e", "-f", EXTERNAL_CRDS]);
@@ -287,6 +287,7 @@ describe("the Helm chart", () => {
     const quiet = await Rendered.of(namespace, combination("single replica, no metrics, no leader election"));
     expect(quiet.serveOptions()).toMatchObject({ metricsPort: 0, leaderElect: false });
     expect(quiet.kinds()).not.toContain("Role");
+    // A budget for one replica could only block drains.
     expect(quiet.kinds()).not.toContain("PodDisruptionBudget");
     expect((quiet.one("Service").spec as { ports: { name: string }[] }).ports.map((port) => port.name)).toEqual(["webhook"]);
     expect(quiet.one<Deployment>("Deployment").spec.replicas).toBe(1);
@@ -335,6 +336,8 @@ describe("the Helm chart", () => {
     expect(await refusal({ webhook: { timeoutSeconds: 31 } })).toContain("/webhook/timeoutSeconds");
     expect(await refusal({ webhok: { port: 1 } })).toContain("additional properties 'webhok' not allowed");
     expect(await refusal({ certificates: { mode: "vault" } })).toContain("/certificates/mode");
+    // Without leader election every replica would run the controllers.
+    expect(await refusal({ leaderElection: { enabled: false } })).toContain("/replicaCount");
     const secret = await refusal({ certificates: { mode: "secret" } });
     expect(secret).toContain("/certificates/secret/name");
     expect(secret).toContain("/certificates/secret/caBundle");

@@ -91,6 +91,8 @@ export async function startOperator(options: OperatorOptions = {}): Promise<Oper
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       const code = await exited;
+      // The caller asserts the exit code; this says why it is not 0.
+      if (code !== 0) console.error(`serve exited with code ${code}, signal ${child.signalCode ?? "none"}; the end of its output:\n${output.slice(-4000)}`);
       if (options.removeWebhookConfigurations ?? true) await removeWebhookConfigurations();
       return code;
     },
