@@ -19,13 +19,14 @@ export PATH := /usr/local/go/bin:$(PATH)
 
 NODE := node
 CONTROLPLANE := e2e/controlplane
+HELM := e2e/helm
 DIR ?= $(CURDIR)/.controlplane
 
 .PHONY: help setup controlplane controlplane-up controlplane-down lint typecheck build crds \
-	test test-unit test-e2e bench clean
+	helm manifests test test-unit test-e2e bench clean
 
 help: ## list the targets
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
 
 $(LOCAL_NODE):
 	@echo "system node is older than 22.19: installing $(NODE_PACKAGE) from the npm registry into .tools/"
@@ -43,6 +44,9 @@ setup: node_modules/.installed controlplane ## install Node 24 (if needed), depe
 controlplane: ## build the control-plane binary (once per machine; cold build 15-30 min)
 	@$(CONTROLPLANE)/build.sh >/dev/null
 
+helm: ## build Helm from Go modules (once per machine; cold build ~6 min) and print its path
+	@$(HELM)/build.sh
+
 controlplane-up: node_modules/.installed controlplane ## start etcd, kube-apiserver (with our CRDs), kube-controller-manager: make controlplane-up DIR=D
 	$(NODE) $(CONTROLPLANE)/cli.ts up $(DIR) config/crd
 
@@ -58,13 +62,19 @@ typecheck: node_modules/.installed ## tsc --noEmit over src, test and e2e
 build: node_modules/.installed ## compile to dist/
 	npx tsc -p tsconfig.build.json
 
-crds: node_modules/.installed ## regenerate config/crd/*.yaml from the schemas in src/api
+crds: node_modules/.installed ## regenerate config/crd/*.yaml and the chart's copy from the schemas in src/api
 	$(NODE) src/cli/main.ts crds --output-dir config/crd
+	$(NODE) src/cli/main.ts crds --output-dir charts/pod-decorator/crds
+
+manifests: node_modules/.installed ## regenerate the plain manifests in config/ from the chart's default values
+	@$(HELM)/build.sh >/dev/null
+	$(NODE) $(HELM)/cli.ts manifests
 
 test-unit: node_modules/.installed ## unit tests (no cluster)
 	npx vitest run --project unit
 
-test-e2e: node_modules/.installed controlplane ## e2e tests against a real control plane
+test-e2e: node_modules/.installed controlplane ## e2e and chart tests against a real control plane
+	@$(HELM)/build.sh >/dev/null
 	npx vitest run --project e2e
 
 test: lint typecheck test-unit test-e2e ## lint, typecheck, unit and e2e tests

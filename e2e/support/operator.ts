@@ -5,6 +5,7 @@ import { request as httpsRequest } from "node:https";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { inject } from "vitest";
 import { clients, eventually, uniqueName } from "./cluster.ts";
 
@@ -32,6 +33,19 @@ export interface OperatorOptions {
 
   /** Remove the webhook configurations when stopped, so later tests are not refused (default true). */
   removeWebhookConfigurations?: boolean;
+
+  /** serve's kubeconfig, i.e. its identity and API server (default: the run's admin kubeconfig). */
+  kubeconfig?: string;
+  /**
+   * Serve as a chart's pod does: the webhook configurations exist already and serve only patches
+   * their caBundle (no --webhook-config-url, which needs cluster-admin). Every other flag then
+   * comes from args, and these are the ports they set.
+   */
+  existingWebhookConfigurations?: { port: number; metricsPort: number };
+  /** Extra environment (e.g. POD_NAMESPACE, as a pod's downward API sets it). */
+  env?: Readonly<Record<string, string>>;
+  /** The API server the "webhook is called" probe goes through (default: the run's). */
+  probeConfig?: KubeConfig;
 }
 
 export async function freePort(): Promise<number> {
@@ -46,20 +60,24 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startOperator(options: OperatorOptions = {}): Promise<Operator> {
-  const [port, metricsPort] = [await freePort(), await freePort()];
+  const kubeconfig = options.kubeconfig ?? inject("kubeconfig");
+  const existing = options.existingWebhookConfigurations;
+  const [port, metricsPort] = existing === undefined ? [await freePort(), await freePort()] : [existing.port, existing.metricsPort];
   const url = `https://127.0.0.1:${port}`;
-  const args = [
-    main, "serve",
-    `--kubeconfig=${inject("kubeconfig")}`,
-    "--webhook-host=127.0.0.1",
-    `--webhook-port=${port}`,
-    `--metrics-port=${metricsPort}`,
-    `--webhook-config-url=${url}`,
-    "--namespace=pod-decorator-system",
-    ...(options.tlsArgs ?? ["--self-signed"]),
-    ...(options.args ?? []),
-  ];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const args = existing !== undefined
+    ? [main, "serve", `--kubeconfig=${kubeconfig}`, ...(options.args ?? [])]
+    : [
+      main, "serve",
+      `--kubeconfig=${kubeconfig}`,
+      "--webhook-host=127.0.0.1",
+      `--webhook-port=${port}`,
+      `--metrics-port=${metricsPort}`,
+      `--webhook-config-url=${url}`,
+      "--namespace=pod-decorator-system",
+      ...(options.tlsArgs ?? ["--self-signed"]),
+      ...(options.args ?? []),
+    ];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -73,6 +91,8 @@ export async function startOperator(options: OperatorOptions = {}): Promise<Oper
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       const code = await exited;
+      // The caller asserts the exit code; this says why it is not 0.
+      if (code !== 0) console.error(`serve exited with code ${code}, signal ${child.signalCode ?? "none"}; the end of its output:\n${output.slice(-4000)}`);
       if (options.removeWebhookConfigurations ?? true) await removeWebhookConfigurations();
       return code;
     },
@@ -87,7 +107,7 @@ export async function startOperator(options: OperatorOptions = {}): Promise<Oper
       if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}:\n${output}`);
       return (await readyz(port)) ? true : undefined;
     }, 30_000, "pod-decorator serve to be ready");
-    if (options.waitForWebhook ?? true) await waitUntilCalled();
+    if (options.waitForWebhook ?? true) await waitUntilCalled(options.probeConfig);
   } catch (error) {
     await operator.kill("SIGKILL");
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- serve output ---\n${output}`, { cause: error });
@@ -118,8 +138,8 @@ function readyz(port: number): Promise<boolean> {
  * The API server picks up webhook configurations after a short delay: a PodDecoration in a
  * throwaway namespace must show on a dry-run pod before the webhook counts as active.
  */
-async function waitUntilCalled(): Promise<void> {
-  const { core, custom } = clients();
+async function waitUntilCalled(config?: KubeConfig): Promise<void> {
+  const { core, custom } = config === undefined ? clients() : { core: config.makeApiClient(CoreV1Api), custom: config.makeApiClient(CustomObjectsApi) };
   const namespace = uniqueName("probe");
   await core.createNamespace({ body: { metadata: { name: namespace } } });
   try {

@@ -1,7 +1,7 @@
 // The CRDs are generated from the schemas: the committed files must be what `make crds`
 // writes now, and the generated schemas must be structural, carry the defaults and enums the
 // runtime uses, and print the columns `kubectl get` shows.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { type CustomResourceDefinition, customResourceDefinitions, type JsonSchemaProps, toStructuralSchema } from "../../src/api/crd.ts";
 import { StringEnum } from "../../src/api/openapi.ts";
@@ -46,6 +46,12 @@ describe("generated CRDs", () => {
       expect(committed, file.fileName).toBe(file.text);
     }
     expect(crdFiles().map((file) => file.fileName)).toEqual(["apps.kusionstack.io_collasets.yaml", "apps.kusionstack.io_poddecorations.yaml"]);
+  });
+
+  it("are copied unchanged into the Helm chart's crds/ (run `make crds`)", () => {
+    const chartCrds = new URL("../../charts/pod-decorator/crds/", import.meta.url);
+    expect(readdirSync(chartCrds).sort()).toEqual(crdFiles().map((file) => file.fileName).sort());
+    for (const file of crdFiles()) expect(readFileSync(new URL(file.fileName, chartCrds), "utf8"), file.fileName).toBe(file.text);
   });
 
   it.each(customResourceDefinitions().map((crd) => [crd.metadata.name, crd] as const))("%s has a structural schema", (_name, crd) => {

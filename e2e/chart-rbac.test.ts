@@ -1,0 +1,273 @@
+// The chart's RBAC is sufficient and minimal: `pod-decorator serve` runs with the chart's own
+// arguments as the chart's ServiceAccount (see support/chart-release.ts) through a PodDecoration
+// scenario — revisions created, rolled back and pruned, status, finalizer, events, the leader
+// election Lease, the template's dry-run validation, the caBundle of the chart's webhook
+// configurations — and the API server's audit log of what it did is compared with what the
+// chart grants: nothing refused, nothing granted for today's code left unused without a reason.
+import { AppsV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, type V1Pod } from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import { stringify as toYaml } from "yaml";
+import { helmBinary, type KubeManifest } from "./helm/helm.ts";
+import { startChartRelease, type AuditEvent, type ChartRelease } from "./support/chart-release.ts";
+import { eventually, kubeConfig, kubectl, test, uniqueName } from "./support/cluster.ts";
+
+const GROUP = { group: "apps.kusionstack.io", version: "v1alpha1", plural: "poddecorations" };
+
+interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+
+/** "group resource[/subresource] verb" for every grant of the rules. */
+function grants(rules: readonly PolicyRule[]): Set<string> {
+  return new Set(rules.flatMap((rule) => rule.apiGroups.flatMap((group) => rule.resources.flatMap((resource) => rule.verbs.map((verb) => `${group} ${resource} ${verb}`)))));
+}
+
+function used(event: AuditEvent): string {
+  const ref = event.objectRef ?? {};
+  return `${ref.apiGroup ?? ""} ${ref.resource ?? ""}${ref.subresource === undefined ? "" : `/${ref.subresource}`} ${event.verb}`;
+}
+
+function rulesOf(objects: readonly KubeManifest[], kind: string, name: string): PolicyRule[] {
+  const found = objects.find((object) => object.kind === kind && object.metadata.name === name);
+  if (found === undefined) throw new Error(`the chart renders no ${kind} ${name}`);
+  return found.rules as PolicyRule[];
+}
+
+/**
+ * Grants to today's code that the scenario cannot show as a request, and why. Everything else
+ * the chart grants outside the CollaSet ClusterRole must appear in the audit log.
+ */
+const NOT_A_REQUEST: Record<string, string> = {
+  "apps.kusionstack.io poddecorations/finalizers update":
+    "checked by the OwnerReferencesPermissionEnforcement admission plugin when a revision with blockOwnerDeletion is created; proven by the refusal test below",
+  " events patch":
+    "the event recorder patches only a repeat of an identical event (test/controller/runtime/event-recorder.test.ts); no scenario event repeats",
+};
+
+let release: ChartRelease;
+let appNamespace: string;
+
+beforeAll(async () => {
+  helmBinary();
+  const releaseNamespace = uniqueName("chart-rbac");
+  await kubectl(["create", "namespace", releaseNamespace]);
+  release = await startChartRelease({ namespace: releaseNamespace });
+  appNamespace = uniqueName("decorated");
+  await release.api.config.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: appNamespace } } });
+}, 600_000);
+
+afterAll(async () => {
+  await release?.stop();
+  await kubectl(["delete", "namespace", appNamespace, release?.namespace ?? "", "--ignore-not-found", "--wait=false"]);
+});
+
+function sidecarDecoration(image: string): object {
+  return {
+    apiVersion: "apps.kusionstack.io/v1alpha1",
+    kind: "PodDecoration",
+    metadata: { name: "sidecar" },
+    spec: {
+      selector: { matchLabels: { app: "web" } },
+      historyLimit: 1,
+      template: { containers: [{ name: "proxy", image, injectPolicy: "AfterPrimaryContainer" }] },
+    },
+  };
+}
+
+interface StoredDecoration {
+  metadata: { uid: string; finalizers?: string[]; resourceVersion: string };
+  status?: {
+    currentRevision?: string;
+    updatedRevision?: string;
+    matchedPods?: number;
+    injectedPods?: number;
+    updatedPods?: number;
+    conditions?: { type: string; status: string; reason: string; message: string }[];
+  };
+}
+
+describe("the chart's ServiceAccount", () => {
+  test("runs the PodDecoration controller and the webhooks with nothing refused and nothing granted unused", async () => {
+    const config = release.api.config;
+    const core = config.makeApiClient(CoreV1Api);
+    const apps = config.makeApiClient(AppsV1Api);
+    const custom = config.makeApiClient(CustomObjectsApi);
+    const namespace = appNamespace;
+    const read = async () => (await custom.getNamespacedCustomObject({ ...GROUP, namespace, name: "sidecar" })) as StoredDecoration;
+    const revisions = async () => (await apps.listNamespacedControllerRevision({ namespace, labelSelector: "poddecoration.kusionstack.io/name=sidecar" })).items;
+
+    // The webhook: the chart's configurations were patched with serve's CA (startOperator waited
+    // until the API server called it through the chart's Service).
+    for (const kind of ["mutatingwebhookconfiguration", "validatingwebhookconfiguration"]) {
+      const stored = await kubectl(["get", kind, "pod-decorator", "-o", "json"]);
+      const webhooks = (JSON.parse(stored.stdout) as { webhooks: { clientConfig: { caBundle?: string; service?: { namespace: string } } }[] }).webhooks;
+      for (const webhook of webhooks) {
+        expect(Buffer.from(webhook.clientConfig.caBundle ?? "", "base64").toString()).toContain("BEGIN CERTIFICATE");
+        expect(webhook.clientConfig.service?.namespace).toBe(release.namespace);
+      }
+    }
+
+    // Finalizer, first revision, status, template validated by a dry-run create.
+    await custom.createNamespacedCustomObject({ ...GROUP, namespace, body: sidecarDecoration("proxy:1") });
+    const first = await eventually(async () => {
+      const pd = await read();
+      const valid = pd.status?.conditions?.find((condition) => condition.type === "TemplateValid");
+      return pd.metadata.finalizers?.includes("poddecoration.kusionstack.io/protection") === true && pd.status?.updatedRevision !== undefined && valid !== undefined ? { pd, valid } : undefined;
+    }, 30_000, "the finalizer, the first revision and the TemplateValid condition");
+    expect(first.valid).toMatchObject({ status: "True", reason: "DryRunAccepted" });
+    const revision1 = first.pd.status!.updatedRevision!;
+    const [stored1] = await revisions();
+    expect(stored1?.metadata?.name).toBe(revision1);
+    expect(stored1?.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: "PodDecoration", name: "sidecar", uid: first.pd.metadata.uid, controller: true, blockOwnerDeletion: true })]);
+
+    // A pod created now is decorated through the chart's Service, and counted.
+    const pod: V1Pod = await core.createNamespacedPod({ namespace, body: { metadata: { name: "web-0", labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "app:1" }] } } });
+    expect(pod.spec?.containers.map((container) => container.name)).toEqual(["app", "proxy"]);
+    expect(pod.metadata?.annotations?.["poddecoration.kusionstack.io/revisions"]).toBe(JSON.stringify([{ name: "sidecar", revision: revision1 }]));
+    await eventually(async () => {
+      const status = (await read()).status;
+      return status?.matchedPods === 1 && status.injectedPods === 1 && status.updatedPods === 1 && status.currentRevision === revision1 ? true : undefined;
+    }, 30_000, "status to count the decorated pod");
+
+    // A new template: a second revision; the pod keeps the first, so it stays current.
+    await custom.patchNamespacedCustomObject({ ...GROUP, namespace, name: "sidecar", body: [{ op: "replace", path: "/spec/template/containers/0/image", value: "proxy:2" }] });
+    const revision2 = await eventually(async () => {
+      const status = (await read()).status;
+      return status?.updatedRevision !== undefined && status.updatedRevision !== revision1 ? status.updatedRevision : undefined;
+    }, 30_000, "the second revision");
+    expect((await revisions()).map((item) => item.metadata?.name).sort()).toEqual([revision1, revision2].sort());
+
+    // Back to the first template: rolled back (its .revision bumped), and with historyLimit 1
+    // the second, now used by nothing, is pruned.
+    await custom.patchNamespacedCustomObject({ ...GROUP, namespace, name: "sidecar", body: [{ op: "replace", path: "/spec/template/containers/0/image", value: "proxy:1" }] });
+    await eventually(async () => {
+      const items = await revisions();
+      return (await read()).status?.updatedRevision === revision1 && items.length === 1 && items[0]?.revision === 3 ? true : undefined;
+    }, 30_000, "the roll back to the first revision and the pruning of the second");
+
+    // Leader election: the Lease in the release namespace, held by serve.
+    const lease = await config.makeApiClient(CoordinationV1Api).readNamespacedLease({ namespace: release.namespace, name: "pod-decorator" });
+    expect(lease.spec?.holderIdentity).toMatch(/_/);
+
+    // Deleted: the finalizer goes (no CollaSet pod carries it), then the decoration.
+    await custom.deleteNamespacedCustomObject({ ...GROUP, namespace, name: "sidecar" });
+    await eventually(async () => {
+      try {
+        await read();
+        return undefined;
+      } catch (error) {
+        return (error as { code?: number }).code === 404 ? true : undefined;
+      }
+    }, 30_000, "the decoration to be released and gone");
+
+    const events = await eventually(async () => {
+      const list = await core.listNamespacedEvent({ namespace, fieldSelector: "involvedObject.name=sidecar" });
+      const reasons = list.items.map((event) => event.reason).sort();
+      return reasons.includes("Released") ? list.items : undefined;
+    }, 30_000, "the Released event");
+    expect(events.map((event) => event.reason).sort()).toEqual(["Released", "RevisionCreated", "RevisionCreated", "RevisionRolledBack"]);
+    expect(new Set(events.map((event) => event.source?.component))).toEqual(new Set(["pod-decorator"]));
+
+    // What serve did, as the API server audited it, against what the chart grants.
+    expect(await release.operator.stop()).toBe(0);
+    const username = `system:serviceaccount:${release.namespace}:${release.serviceAccount}`;
+    const audited = (await release.auditEvents()).filter((event) => event.user.username === username && event.objectRef?.resource !== undefined);
+    // Refused by authorization, that is: admission may refuse too (a write into a namespace being
+    // deleted, say), which is no RBAC matter.
+    const refused = audited.filter((event) => event.annotations?.["authorization.k8s.io/decision"] !== "allow").map((event) => `${used(event)} ${event.requestURI}`);
+    expect(refused).toEqual([]);
+    const usedGrants = new Set(audited.map(used));
+    const granted = grants([...rulesOf(release.objects, "ClusterRole", "pod-decorator"), ...rulesOf(release.objects, "Role", "pod-decorator-leader-election")]);
+    expect([...usedGrants].filter((grant) => !granted.has(grant)).sort()).toEqual([]);
+    const unused = [...granted].filter((grant) => !usedGrants.has(grant)).sort();
+    expect(unused).toEqual(Object.keys(NOT_A_REQUEST).sort());
+    // Spelled out, for the reader: the Lease created and renewed, the caBundle patched,
+    // revisions rolled back and pruned, the template's dry-run create.
+    for (const grant of ["coordination.k8s.io leases create", "coordination.k8s.io leases update", "admissionregistration.k8s.io mutatingwebhookconfigurations patch", "apps controllerrevisions delete", "apps controllerrevisions patch", " pods create"]) {
+      expect(usedGrants.has(grant), grant).toBe(true);
+    }
+  }, 300_000);
+
+  test("is refused revisions with blockOwnerDeletion without update on poddecorations/finalizers", async () => {
+    // Same grants minus the finalizers rule, for a second ServiceAccount.
+    const name = uniqueName("no-finalizers");
+    const rules = rulesOf(release.objects, "ClusterRole", "pod-decorator").filter((rule) => !rule.resources.includes("poddecorations/finalizers"));
+    const manifests = [
+      { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: release.namespace } },
+      { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name, namespace: appNamespace }, rules },
+      { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: { name, namespace: appNamespace }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name }, subjects: [{ kind: "ServiceAccount", name, namespace: release.namespace }] },
+    ];
+    const applied = await kubectl(["apply", "-f", "-"], manifests.map((manifest) => toYaml(manifest)).join("---\n"));
+    expect(applied.code, applied.stderr).toBe(0);
+    const custom = release.api.config.makeApiClient(CustomObjectsApi);
+    const owner = (await custom.createNamespacedCustomObject({
+      ...GROUP,
+      namespace: appNamespace,
+      body: { apiVersion: "apps.kusionstack.io/v1alpha1", kind: "PodDecoration", metadata: { name: "owner" }, spec: { selector: { matchLabels: { app: "none" } } } },
+    })) as StoredDecoration;
+    try {
+      const revision = (blockOwnerDeletion: boolean) => ({
+        apiVersion: "apps/v1",
+        kind: "ControllerRevision",
+        metadata: { name: `proof-${String(blockOwnerDeletion)}`, namespace: appNamespace, ownerReferences: [{ apiVersion: "apps.kusionstack.io/v1alpha1", kind: "PodDecoration", name: "owner", uid: owner.metadata.uid, controller: true, blockOwnerDeletion }] },
+        data: {},
+        revision: 1,
+      });
+      const token = await kubectl(["create", "token", name, "--namespace", release.namespace]);
+      expect(token.code, token.stderr).toBe(0);
+      // A kubeconfig of its own: the run's kubectl would otherwise also present the admin's client certificate.
+      const asOther = [`--kubeconfig=${await release.tokenKubeconfig(token.stdout.trim())}`, "--dry-run=server", "-f", "-"];
+      const refused = await kubectl(["create", ...asOther], JSON.stringify(revision(true)));
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain("cannot set blockOwnerDeletion");
+      // Everything else about the request is allowed: only the owner's finalizers are missing.
+      const allowed = await kubectl(["create", ...asOther], JSON.stringify(revision(false)));
+      expect(allowed.stderr).toBe("");
+      expect(allowed.code).toBe(0);
+    } finally {
+      await custom.deleteNamespacedCustomObject({ ...GROUP, namespace: appNamespace, name: "owner" }).catch(() => undefined);
+      await kubectl(["delete", "serviceaccount", name, "-n", release.namespace, "--ignore-not-found"]);
+    }
+  });
+
+  test("cannot do what the code never does", async () => {
+    const shared = kubeConfig().getCurrentCluster()?.server ?? "";
+    // Asked of the shared API server, so the checks stay out of the private one's audit log.
+    const canI = async (...args: string[]) => {
+      const result = await kubectl(["auth", "can-i", `--kubeconfig=${release.serviceAccountKubeconfig}`, `--server=${shared}`, ...args]);
+      return result.stdout.trim();
+    };
+    const ns = release.namespace;
+    const denied = [
+      ["delete", "poddecorations.apps.kusionstack.io", "-A"],
+      ["create", "poddecorations.apps.kusionstack.io", "-n", appNamespace],
+      ["update", "poddecorations.apps.kusionstack.io", "-n", appNamespace],
+      ["get", "secrets", "-n", ns],
+      ["list", "secrets", "-A"],
+      ["create", "configmaps", "-n", ns],
+      ["delete", "namespaces"],
+      ["list", "nodes"],
+      ["patch", "deployments.apps", "-n", ns],
+      ["create", "pods", "--subresource=exec", "-n", appNamespace],
+      ["create", "clusterrolebindings.rbac.authorization.k8s.io"],
+      ["create", "mutatingwebhookconfigurations.admissionregistration.k8s.io"],
+      ["patch", "mutatingwebhookconfigurations.admissionregistration.k8s.io/someone-else"],
+      ["delete", "validatingwebhookconfigurations.admissionregistration.k8s.io/pod-decorator"],
+      ["update", "leases.coordination.k8s.io/someone-else", "-n", ns],
+      ["create", "leases.coordination.k8s.io", "-n", appNamespace],
+    ];
+    const allowed = [
+      ["list", "poddecorations.apps.kusionstack.io", "-A"],
+      ["update", "poddecorations.apps.kusionstack.io", "--subresource=status", "-n", appNamespace],
+      ["patch", "mutatingwebhookconfigurations.admissionregistration.k8s.io/pod-decorator"],
+      ["update", "leases.coordination.k8s.io/pod-decorator", "-n", ns],
+      ["create", "pods", "-n", appNamespace],
+    ];
+    const answers = async (checks: string[][]) => Object.fromEntries(await Promise.all(checks.map(async (check) => [check.join(" "), await canI(...check)] as const)));
+    expect(await answers(denied)).toEqual(Object.fromEntries(denied.map((check) => [check.join(" "), "no"])));
+    expect(await answers(allowed)).toEqual(Object.fromEntries(allowed.map((check) => [check.join(" "), "yes"])));
+  });
+});
