@@ -37,12 +37,14 @@ function rulesOf(objects: readonly KubeManifest[], kind: string, name: string): 
 }
 
 /**
- * Grants to today's code that the scenario cannot show as a request, and why. Everything else
- * the chart grants outside the CollaSet ClusterRole must appear in the audit log.
+ * Grants that the scenario cannot show as a request, and why. Everything else the chart
+ * grants must appear in the audit log.
  */
 const NOT_A_REQUEST: Record<string, string> = {
   "apps.kusionstack.io poddecorations/finalizers update":
     "checked by the OwnerReferencesPermissionEnforcement admission plugin when a revision with blockOwnerDeletion is created; proven by the refusal test below",
+  "apps.kusionstack.io collasets/finalizers update":
+    "checked by the same plugin when a CollaSet's pod or revision with blockOwnerDeletion is created",
   " events patch":
     "the event recorder patches only a repeat of an identical event (test/controller/runtime/event-recorder.test.ts); no scenario event repeats",
 };
@@ -90,7 +92,7 @@ interface StoredDecoration {
 }
 
 describe("the chart's ServiceAccount", () => {
-  test("runs the PodDecoration controller and the webhooks with nothing refused and nothing granted unused", async () => {
+  test("runs the controllers and the webhooks with nothing refused and nothing granted unused", async () => {
     const config = release.api.config;
     const core = config.makeApiClient(CoreV1Api);
     const apps = config.makeApiClient(AppsV1Api);
@@ -171,6 +173,36 @@ describe("the chart's ServiceAccount", () => {
     expect(events.map((event) => event.reason).sort()).toEqual(["Released", "RevisionCreated", "RevisionCreated", "RevisionRolledBack"]);
     expect(new Set(events.map((event) => event.source?.component))).toEqual(new Set(["pod-decorator"]));
 
+    // The CollaSet controller: pods created, a decoration rolled out to them by recreation
+    // (dry run, recreate finalizer, delete, replacement, release), scaled in, status written.
+    const collaSets = { ...GROUP, plural: "collasets" };
+    await custom.createNamespacedCustomObject({
+      ...collaSets,
+      namespace,
+      body: {
+        apiVersion: "apps.kusionstack.io/v1alpha1",
+        kind: "CollaSet",
+        metadata: { name: "cls" },
+        spec: { replicas: 2, selector: { matchLabels: { app: "cls" } }, template: { metadata: { labels: { app: "cls" } }, spec: { containers: [{ name: "app", image: "app:1" }] } } },
+      },
+    });
+    const clsPods = async () => (await core.listNamespacedPod({ namespace, labelSelector: "app=cls" })).items;
+    const first2 = await eventually(async () => {
+      const items = await clsPods();
+      return items.length === 2 ? items.map((item) => item.metadata!.uid!) : undefined;
+    }, 30_000, "the CollaSet's two pods");
+    await custom.createNamespacedCustomObject({ ...GROUP, namespace, body: { ...sidecarDecoration("proxy:1"), metadata: { name: "cls-sidecar" }, spec: { selector: { matchLabels: { app: "cls" } }, template: { containers: [{ name: "proxy", image: "proxy:1" }] } } } });
+    await eventually(async () => {
+      const items = await clsPods();
+      const done = items.length === 2 && items.every((item) => item.metadata?.deletionTimestamp === undefined && item.spec?.containers.length === 2 && !first2.includes(item.metadata!.uid!));
+      return done ? true : undefined;
+    }, 30_000, "the CollaSet's pods recreated with the sidecar");
+    await custom.patchNamespacedCustomObject({ ...collaSets, namespace, name: "cls", body: [{ op: "replace", path: "/spec/replicas", value: 1 }] });
+    await eventually(async () => {
+      const cls = (await custom.getNamespacedCustomObject({ ...collaSets, namespace, name: "cls" })) as { status?: { replicas?: number } };
+      return (await clsPods()).length === 1 && cls.status?.replicas === 1 ? true : undefined;
+    }, 30_000, "the scale-in and its status");
+
     // What serve did, as the API server audited it, against what the chart grants.
     expect(await release.operator.stop()).toBe(0);
     const username = `system:serviceaccount:${release.namespace}:${release.serviceAccount}`;
@@ -180,13 +212,13 @@ describe("the chart's ServiceAccount", () => {
     const refused = audited.filter((event) => event.annotations?.["authorization.k8s.io/decision"] !== "allow").map((event) => `${used(event)} ${event.requestURI}`);
     expect(refused).toEqual([]);
     const usedGrants = new Set(audited.map(used));
-    const granted = grants([...rulesOf(release.objects, "ClusterRole", "pod-decorator"), ...rulesOf(release.objects, "Role", "pod-decorator-leader-election")]);
+    const granted = grants([...rulesOf(release.objects, "ClusterRole", "pod-decorator"), ...rulesOf(release.objects, "Role", "pod-decorator-leader-election"), ...rulesOf(release.objects, "Role", "pod-decorator-webhook-ca")]);
     expect([...usedGrants].filter((grant) => !granted.has(grant)).sort()).toEqual([]);
     const unused = [...granted].filter((grant) => !usedGrants.has(grant)).sort();
     expect(unused).toEqual(Object.keys(NOT_A_REQUEST).sort());
-    // Spelled out, for the reader: the Lease created and renewed, the caBundle patched,
-    // revisions rolled back and pruned, the template's dry-run create.
-    for (const grant of ["coordination.k8s.io leases create", "coordination.k8s.io leases update", "admissionregistration.k8s.io mutatingwebhookconfigurations patch", "apps controllerrevisions delete", "apps controllerrevisions patch", " pods create"]) {
+    // Spelled out, for the reader: the shared CA Secret created and read, the Lease created and
+    // renewed, the caBundle patched, revisions rolled back and pruned, the template's dry-run create.
+    for (const grant of [" pods delete", " pods patch", "apps.kusionstack.io collasets/status update", " secrets create", " secrets get", "coordination.k8s.io leases create", "coordination.k8s.io leases update", "admissionregistration.k8s.io mutatingwebhookconfigurations patch", "apps controllerrevisions delete", "apps controllerrevisions patch", " pods create"]) {
       expect(usedGrants.has(grant), grant).toBe(true);
     }
   }, 300_000);
@@ -247,6 +279,7 @@ describe("the chart's ServiceAccount", () => {
       ["update", "poddecorations.apps.kusionstack.io", "-n", appNamespace],
       ["get", "secrets", "-n", ns],
       ["list", "secrets", "-A"],
+      ["get", "secrets/someone-else", "-n", ns],
       ["create", "configmaps", "-n", ns],
       ["delete", "namespaces"],
       ["list", "nodes"],

@@ -162,8 +162,8 @@ describe("the Helm chart", () => {
   test("renders by default what serve runs with: 2 replicas, leader election, self-signed certificates for the Service", async ({ namespace }) => {
     const chart = await Rendered.of(namespace);
     expect(chart.kinds()).toEqual([
-      "ClusterRole", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Deployment", "MutatingWebhookConfiguration",
-      "PodDisruptionBudget", "Role", "RoleBinding", "Service", "ServiceAccount", "ValidatingWebhookConfiguration",
+      "ClusterRole", "ClusterRoleBinding", "Deployment", "MutatingWebhookConfiguration",
+      "PodDisruptionBudget", "Role", "Role", "RoleBinding", "RoleBinding", "Service", "ServiceAccount", "ValidatingWebhookConfiguration",
     ]);
     const deployment = chart.one<Deployment>("Deployment");
     expect(deployment.spec.replicas).toBe(2);
@@ -180,13 +180,22 @@ describe("the Helm chart", () => {
       logLevel: "info",
     });
     // The name the API server checks the serving certificate against is among the hosts.
-    expect(options.tls).toEqual({ selfSigned: true, hosts: [RELEASE, `${RELEASE}.${namespace}`, `${RELEASE}.${namespace}.svc`, `${RELEASE}.${namespace}.svc.cluster.local`] });
+    expect(options.tls).toEqual({
+      selfSigned: true,
+      hosts: [RELEASE, `${RELEASE}.${namespace}`, `${RELEASE}.${namespace}.svc`, `${RELEASE}.${namespace}.svc.cluster.local`],
+      // The replicas sign with one CA, so the one caBundle verifies them all.
+      caSecret: `${RELEASE}-webhook-ca`,
+    });
     expect(chart.container().env).toEqual([{ name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } }]);
     expect(deployment.spec.template.spec.volumes).toBeUndefined();
     expect(chart.rules()).toContainEqual(webhookConfigurationRule);
-    expect(chart.one("Role").rules).toEqual([
+    expect(chart.one("Role", `${RELEASE}-leader-election`).rules).toEqual([
       { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
       { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: [RELEASE], verbs: ["get", "update"] },
+    ]);
+    expect(chart.one("Role", `${RELEASE}-webhook-ca`).rules).toEqual([
+      { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
+      { apiGroups: [""], resources: ["secrets"], resourceNames: [`${RELEASE}-webhook-ca`], verbs: ["get"] },
     ]);
     for (const binding of chart.all("ClusterRoleBinding")) {
       expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: chart.one("ServiceAccount").metadata.name, namespace }]);
@@ -286,7 +295,7 @@ describe("the Helm chart", () => {
 
     const quiet = await Rendered.of(namespace, combination("single replica, no metrics, no leader election"));
     expect(quiet.serveOptions()).toMatchObject({ metricsPort: 0, leaderElect: false });
-    expect(quiet.kinds()).not.toContain("Role");
+    expect(quiet.all("Role").map((role) => role.metadata.name)).toEqual([`${RELEASE}-webhook-ca`]);
     // A budget for one replica could only block drains.
     expect(quiet.kinds()).not.toContain("PodDisruptionBudget");
     expect((quiet.one("Service").spec as { ports: { name: string }[] }).ports.map((port) => port.name)).toEqual(["webhook"]);

@@ -8,7 +8,7 @@ export interface ServeOptions {
   webhookHost: string;
   webhookPort: number;
   metricsPort: number;
-  tls: { certFile: string; keyFile: string; caFile: string | undefined } | { selfSigned: true; hosts: string[] };
+  tls: { certFile: string; keyFile: string; caFile: string | undefined } | { selfSigned: true; hosts: string[]; caSecret: string };
   /** Outside a cluster: create the webhook configurations so the API server calls this URL. */
   webhookConfigUrl: string | undefined;
   /** Inside a cluster: the configurations are the chart's; patch their caBundle when self-signed. */
@@ -33,6 +33,7 @@ const flags = {
   "tls-ca-file": { type: "string" },
   "self-signed": { type: "boolean" },
   "self-signed-hosts": { type: "string" },
+  "self-signed-ca-secret": { type: "string" },
   "webhook-config-url": { type: "string" },
   "webhook-config-name": { type: "string" },
   "failure-policy": { type: "string" },
@@ -54,6 +55,8 @@ export const serveUsage = `usage: pod-decorator serve [flags]
   --tls-ca-file FILE           with --webhook-config-url: the CA bundle the API server should trust
   --self-signed                issue a CA and serving certificate in process instead
   --self-signed-hosts LIST     comma-separated DNS names/IPs for it (default 127.0.0.1,localhost)
+  --self-signed-ca-secret NAME without --webhook-config-url: the Secret in --namespace that holds the CA
+                               every replica signs with (created by the first; default pod-decorator-webhook-ca)
   --webhook-config-url URL     outside a cluster: create the webhook configurations to call URL
   --webhook-config-name NAME   the configurations to patch the caBundle of (default pod-decorator)
   --failure-policy Fail|Ignore with --webhook-config-url (default Fail)
@@ -123,7 +126,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     webhookHost: value("webhook-host") ?? "0.0.0.0",
     webhookPort: port("webhook-port", 9443),
     metricsPort: port("metrics-port", 8080),
-    tls: selfSigned ? { selfSigned: true, hosts } : { certFile: certFile!, keyFile: keyFile!, caFile: value("tls-ca-file") },
+    tls: selfSigned ? { selfSigned: true, hosts, caSecret: value("self-signed-ca-secret") ?? "pod-decorator-webhook-ca" } : { certFile: certFile!, keyFile: keyFile!, caFile: value("tls-ca-file") },
     webhookConfigUrl,
     webhookConfigName: value("webhook-config-name") ?? "pod-decorator",
     failurePolicy: oneOf("failure-policy", ["Fail", "Ignore"], "Fail"),

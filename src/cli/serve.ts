@@ -34,7 +34,8 @@ import { createWebhookMetrics } from "../webhook/metrics.ts";
 import { podMutation } from "../webhook/pod-mutation.ts";
 import { defaultCollaSets, defaultPodDecorations, validateCollaSets, validatePodDecorations } from "../webhook/resource-admission.ts";
 import { createWebhookServer } from "../webhook/server.ts";
-import { fileCertificates, selfSignedCertificates, type ServingCertificates } from "../webhook/serving-certificates.ts";
+import { createWebhookCertificateAuthority, fileCertificates, selfSignedCertificates, type ServingCertificates } from "../webhook/serving-certificates.ts";
+import { sharedCertificateAuthority } from "../webhook/shared-ca.ts";
 import { applyWebhookConfigurations, patchCaBundles } from "../webhook/webhook-configuration.ts";
 import type { Command } from "./command.ts";
 import { parseServeOptions, serveUsage, type ServeOptions } from "./serve-options.ts";
@@ -69,7 +70,7 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
   // Only decoration revisions: CollaSet template revisions are the CollaSet controller's.
   const revisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: POD_DECORATION_NAME_LABEL });
 
-  const certificates = await servingCertificates(options, logger);
+  const certificates = await servingCertificates(options, client, logger, signal);
   let synced = false;
   const app = await createWebhookServer({
     logger,
@@ -205,12 +206,12 @@ async function closeWithin(app: Awaited<ReturnType<typeof createWebhookServer>>,
   }
 }
 
-async function untilDone(signal: AbortSignal, logger: Logger, what: string, attempt: () => Promise<void>): Promise<void> {
+/** Retries `attempt` with capped backoff until it succeeds (its value) or signal aborts (undefined). */
+async function untilDone<T>(signal: AbortSignal, logger: Logger, what: string, attempt: () => Promise<T>): Promise<T | undefined> {
   const backoff = new CappedBackoff({ initialMs: 500, maxMs: 30_000 });
   while (!signal.aborted) {
     try {
-      await attempt();
-      return;
+      return await attempt();
     } catch (error) {
       const waitMs = backoff.next();
       logger.warn({ err: error, retryInMs: waitMs }, `${what} failed`);
@@ -219,10 +220,17 @@ async function untilDone(signal: AbortSignal, logger: Logger, what: string, atte
   }
 }
 
-async function servingCertificates(options: ServeOptions, logger: Logger): Promise<ServingCertificates> {
+async function servingCertificates(options: ServeOptions, client: KubeClient, logger: Logger, signal: AbortSignal): Promise<ServingCertificates> {
   const onError = (error: unknown) => logger.error({ err: error }, "serving certificate could not be renewed; keeping the current one");
-  if ("certFile" in options.tls) return fileCertificates({ certFile: options.tls.certFile, keyFile: options.tls.keyFile, onError });
-  return selfSignedCertificates({ hosts: options.tls.hosts, onError });
+  const { tls } = options;
+  if ("certFile" in tls) return fileCertificates({ certFile: tls.certFile, keyFile: tls.keyFile, onError });
+  // Configurations this process writes for its own URL trust its own CA; the shared ones
+  // (a chart's, served by several replicas) trust the CA they all share.
+  if (options.webhookConfigUrl !== undefined) return selfSignedCertificates({ hosts: tls.hosts, onError });
+  const ca = await untilDone(signal, logger, `loading the webhook CA from Secret ${options.namespace}/${tls.caSecret}`, () =>
+    sharedCertificateAuthority(client.core.secrets, options.namespace, tls.caSecret, () => createWebhookCertificateAuthority()));
+  if (ca === undefined) throw new Error("stopped before the webhook CA was loaded");
+  return selfSignedCertificates({ hosts: tls.hosts, ca, onError });
 }
 
 async function publishWebhookConfigurations(options: ServeOptions, certificates: ServingCertificates, api: AdmissionregistrationV1Api, logger: Logger): Promise<void> {

@@ -1,7 +1,7 @@
-// core/v1 access for the controllers: pods (with status), events, configmaps, and namespaces
-// (read only).
-import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Pod } from "@kubernetes/client-node";
-import type { ConfigMap, Event, Namespace, Pod } from "./objects.ts";
+// core/v1 access for the controllers: pods (with status), events, configmaps, the webhook's
+// CA secret, and namespaces (read only).
+import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Pod, type V1Secret } from "@kubernetes/client-node";
+import type { ConfigMap, Event, Namespace, Pod, Secret } from "./objects.ts";
 import { listItems, toPlain } from "./plain.ts";
 import { resourceClient, statusClient, type ListOptions, type ResourceClient, type StatusClient } from "./resource-client.ts";
 import { resources } from "./resources.ts";
@@ -15,6 +15,7 @@ export interface CoreClient {
   pods: ResourceClient<Pod> & StatusClient<Pod>;
   events: ResourceClient<Event>;
   configMaps: ResourceClient<ConfigMap>;
+  secrets: Pick<ResourceClient<Secret>, "get" | "create">;
   namespaces: NamespaceClient;
 }
 
@@ -48,10 +49,19 @@ export function coreClient(config: KubeConfig): CoreClient {
     patch: (args, options) => api.patchNamespacedConfigMap(args, options),
     delete: (namespace, name, body) => api.deleteNamespacedConfigMap({ namespace, name, body }),
   });
+  const secrets = resourceClient<Secret>(resources.secrets, {
+    get: (namespace, name) => api.readNamespacedSecret({ namespace, name }),
+    list: (namespace, options) => (namespace === undefined ? api.listSecretForAllNamespaces(options) : api.listNamespacedSecret({ namespace, ...options })),
+    create: (namespace, body, fieldManager) => api.createNamespacedSecret({ namespace, body: body as V1Secret, fieldManager }),
+    replace: (namespace, name, body, fieldManager) => api.replaceNamespacedSecret({ namespace, name, body: body as V1Secret, fieldManager }),
+    patch: (args, options) => api.patchNamespacedSecret(args, options),
+    delete: (namespace, name, body) => api.deleteNamespacedSecret({ namespace, name, body }),
+  });
   return {
     pods: { ...pods, ...podStatus },
     events,
     configMaps,
+    secrets,
     namespaces: {
       async get(name) {
         return { ...toPlain(await api.readNamespace({ name })), apiVersion: "v1", kind: "Namespace" };

@@ -9,6 +9,7 @@ import type {
   V1ObjectMeta,
   V1OwnerReference,
   V1Pod,
+  V1Secret,
 } from "@kubernetes/client-node";
 import type { Plain } from "./plain.ts";
 
@@ -28,6 +29,7 @@ export type Event = Plain<CoreV1Event>;
 export type ControllerRevision = Plain<V1ControllerRevision>;
 export type Lease = Plain<V1Lease>;
 export type ConfigMap = Plain<V1ConfigMap>;
+export type Secret = Plain<V1Secret>;
 
 /** `namespace/name`, or `name` for cluster-scoped objects. */
 export function objectKey(object: KubeObject): string {

@@ -83,6 +83,8 @@ export async function fileCertificates(options: FileCertificatesOptions): Promis
 export interface SelfSignedOptions {
   /** DNS names and IPs the serving certificate is valid for. */
   hosts: readonly string[];
+  /** The CA to sign with, shared with other replicas; a new one when omitted. */
+  ca?: CertificateAuthority;
   caValidityDays?: number;
   certValidityDays?: number;
   /** Renew the serving certificate when this fraction of its lifetime has passed. */
@@ -100,7 +102,7 @@ export async function selfSignedCertificates(options: SelfSignedOptions): Promis
   const now = options.now ?? (() => new Date());
   const onError = options.onError ?? (() => {});
   const certValidityDays = options.certValidityDays ?? 30;
-  const ca: CertificateAuthority = await createCertificateAuthority("pod-decorator-webhook-ca", options.caValidityDays ?? 3650, now());
+  const ca: CertificateAuthority = options.ca ?? (await createWebhookCertificateAuthority(options.caValidityDays, now()));
   const issue = () =>
     issueCertificate(ca, {
       commonName: options.hosts[0] ?? "pod-decorator-webhook",
@@ -126,6 +128,10 @@ export async function selfSignedCertificates(options: SelfSignedOptions): Promis
     renew,
     stop: () => clearInterval(timer),
   };
+}
+
+export function createWebhookCertificateAuthority(validityDays = 3650, now = new Date()): Promise<CertificateAuthority> {
+  return createCertificateAuthority("pod-decorator-webhook-ca", validityDays, now);
 }
 
 function assertMatchingPair(pair: KeyPairPem): void {

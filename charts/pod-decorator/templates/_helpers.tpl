@@ -40,6 +40,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 {{- end -}}
 
+{{/* The Secret holding the CA shared by the replicas in the selfSigned mode. */}}
+{{- define "pod-decorator.caSecretName" -}}
+{{- include "pod-decorator.fullname" . }}-webhook-ca
+{{- end -}}
+
 {{- define "pod-decorator.leaseName" -}}
 {{- default (include "pod-decorator.fullname" .) .Values.leaderElection.leaseName -}}
 {{- end -}}
