@@ -150,19 +150,23 @@ async function waitUntilCalled(config: KubeConfig): Promise<void> {
   const namespace = uniqueName("probe");
   await core.createNamespace({ body: { metadata: { name: namespace } } });
   try {
-    await custom.createNamespacedCustomObject({
-      group: "apps.kusionstack.io",
-      version: "v1alpha1",
-      namespace,
-      plural: "poddecorations",
-      body: {
-        apiVersion: "apps.kusionstack.io/v1alpha1",
-        kind: "PodDecoration",
-        metadata: { name: "probe" },
-        spec: { selector: {}, template: { metadata: [{ annotations: { "e2e.pod-decorator.io/probe": "yes" } }] } },
-      },
-    });
     await eventually(async () => {
+      await custom.createNamespacedCustomObject({
+        group: "apps.kusionstack.io",
+        version: "v1alpha1",
+        namespace,
+        plural: "poddecorations",
+        body: {
+          apiVersion: "apps.kusionstack.io/v1alpha1",
+          kind: "PodDecoration",
+          metadata: { name: "probe" },
+          spec: { selector: {}, template: { metadata: [{ annotations: { "e2e.pod-decorator.io/probe": "yes" } }] } },
+        },
+      }).catch((error: unknown) => {
+        // Made by an earlier round (409); any other refusal, such as the API server not
+        // trusting serve while its caBundle is being published, is tried again.
+        if ((error as { code?: number }).code !== 409) throw error;
+      });
       const pod = await core.createNamespacedPod({
         namespace,
         dryRun: "All",
