@@ -23,7 +23,7 @@ HELM := e2e/helm
 DIR ?= $(CURDIR)/.controlplane
 
 .PHONY: help setup controlplane controlplane-up controlplane-down lint typecheck build crds \
-	helm manifests test test-unit test-e2e bench clean
+	helm manifests demo test test-unit test-e2e bench clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -69,6 +69,11 @@ crds: node_modules/.installed ## regenerate config/crd/*.yaml and the chart's co
 manifests: node_modules/.installed ## regenerate the plain manifests in config/ from the chart's default values
 	@$(HELM)/build.sh >/dev/null
 	$(NODE) $(HELM)/cli.ts manifests
+
+demo: node_modules/.installed ## a narrated canary rollout of a sidecar on a local control plane (first run builds it: 15-30 min)
+	@echo "make demo: needs the local control plane; the first run on a machine builds it from Go modules (15-30 minutes on 2 cores, progress below), later runs start in seconds"
+	@$(CONTROLPLANE)/build.sh >/dev/null
+	$(NODE) e2e/demo.ts
 
 test-unit: node_modules/.installed ## unit tests (no cluster)
 	npx vitest run --project unit

@@ -1,0 +1,146 @@
+// `make demo`: a canary rollout of a sidecar, narrated, on a local control plane (etcd,
+// kube-apiserver and the garbage collector built from Go modules), with `pod-decorator serve`
+// as a child process and a simulated kubelet so pods become Ready and in-place image changes
+// can be seen completing. Everything is stopped at the end, or if the demo fails or is killed.
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CoreV1Api, type V1Pod } from "@kubernetes/client-node";
+import { parse, stringify } from "yaml";
+import { startControlPlane, stopControlPlane, type ControlPlane } from "./controlplane/controlplane.ts";
+import { startNodeSimulator } from "./support/node-simulator.ts";
+import { eventually } from "./support/polling.ts";
+import { loadKubeConfigFile, startServeProcess } from "./support/serve-process.ts";
+
+const NAMESPACE = "demo";
+const INSTANCE_ID = "collaset.kusionstack.io/instance-id";
+const samples = fileURLToPath(new URL("../config/samples/", import.meta.url));
+const crds = fileURLToPath(new URL("../config/crd/", import.meta.url));
+
+const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
+const say = (text: string) => process.stdout.write(`\n${bold(`==> ${text}`)}\n`);
+const note = (text: string) => process.stdout.write(`    ${text}\n`);
+
+function kubectl(plane: ControlPlane, args: readonly string[], input?: string): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = execFile(plane.kubectl, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error === null) done(stdout);
+      else fail(new Error(`kubectl ${args.join(" ")}: ${stderr || error.message}`));
+    });
+    child.stdin?.end(input ?? "");
+  });
+}
+
+/** Runs kubectl and shows the command and its output, as a person would type it. */
+async function show(plane: ControlPlane, args: readonly string[]): Promise<void> {
+  process.stdout.write(`\n$ kubectl ${args.join(" ")}\n${await kubectl(plane, args)}`);
+}
+
+const podColumns = [
+  "NAME:.metadata.name",
+  `ID:.metadata.labels.${INSTANCE_ID.replaceAll(".", "\\.")}`,
+  "UID:.metadata.uid",
+  "CONTAINERS:.spec.containers[*].name",
+  "IMAGES:.spec.containers[*].image",
+].join(",");
+
+async function pods(core: CoreV1Api): Promise<V1Pod[]> {
+  return (await core.listNamespacedPod({ namespace: NAMESPACE, labelSelector: "app=demo" })).items;
+}
+
+/** Waits until the CollaSet's pods are all there, Ready, running their spec images, and `check` holds. */
+async function settled(core: CoreV1Api, what: string, check: (items: V1Pod[]) => boolean): Promise<V1Pod[]> {
+  note(`waiting for ${what} ...`);
+  return eventually(async () => {
+    const items = await pods(core);
+    const steady = items.length === 3 && items.every((pod) =>
+      pod.metadata?.deletionTimestamp === undefined &&
+      pod.status?.conditions?.some((condition) => condition.type === "Ready" && condition.status === "True") === true &&
+      pod.spec!.containers.every((container) => pod.status?.containerStatuses?.find((status) => status.name === container.name)?.image === container.image));
+    return steady && check(items) ? items : undefined;
+  }, 120_000, what);
+}
+
+const sidecarCount = (items: V1Pod[]) => items.filter((pod) => pod.spec!.containers.some((container) => container.name === "log-shipper")).length;
+
+async function logging(partition: number, image?: string): Promise<string> {
+  const manifest = parse(await readFile(join(samples, "poddecoration-logging.yaml"), "utf8")) as {
+    metadata: Record<string, unknown>;
+    spec: { updateStrategy?: unknown; template: { containers: { image: string }[] } };
+  };
+  manifest.metadata.namespace = NAMESPACE;
+  manifest.spec.updateStrategy = { rollingUpdate: { partition } };
+  if (image !== undefined) manifest.spec.template.containers[0]!.image = image;
+  return stringify(manifest);
+}
+
+async function demo(plane: ControlPlane): Promise<void> {
+  const config = loadKubeConfigFile(plane.kubeconfig);
+  const core = config.makeApiClient(CoreV1Api);
+
+  say("Starting pod-decorator serve (webhook + controllers) and a simulated kubelet");
+  const serve = await startServeProcess({ kubeconfig: plane.kubeconfig });
+  const kubelet = await startNodeSimulator({ config, namespace: NAMESPACE, restartDelayMs: 500 });
+  note(`serve is listening on https://127.0.0.1:${serve.port}; the API server calls it for every new pod`);
+  try {
+    await kubectl(plane, ["create", "namespace", NAMESPACE]);
+
+    say("A CollaSet of three pods (config/samples/collaset.yaml)");
+    await kubectl(plane, ["apply", "-n", NAMESPACE, "-f", join(samples, "collaset.yaml")]);
+    await settled(core, "three ready pods", () => true);
+    await show(plane, ["get", "cls", "-n", NAMESPACE]);
+    await show(plane, ["get", "pods", "-n", NAMESPACE, "-o", `custom-columns=${podColumns}`]);
+
+    say("The SRE team adds a logging sidecar as a PodDecoration, as a canary: partition 2");
+    note("partition 2 keeps two of the three matched pods on what they have; one gets the sidecar");
+    await kubectl(plane, ["apply", "-f", "-"], await logging(2));
+    await settled(core, "one pod with the sidecar", (items) => sidecarCount(items) === 1);
+    await show(plane, ["get", "pd,cls", "-n", NAMESPACE]);
+    await show(plane, ["get", "pods", "-n", NAMESPACE, "-o", `custom-columns=${podColumns}`]);
+    note("adding a container cannot be done to a live pod: instance 0 was recreated (new UID, same instance id)");
+
+    say("The canary looks good: partition 0 rolls it out to every pod");
+    await kubectl(plane, ["apply", "-f", "-"], await logging(0));
+    const decorated = await settled(core, "the sidecar on all three pods", (items) => sidecarCount(items) === 3);
+    await show(plane, ["get", "pd,cls", "-n", NAMESPACE]);
+    await show(plane, ["get", "pods", "-n", NAMESPACE, "-o", `custom-columns=${podColumns}`]);
+
+    say("A new sidecar image: an image change is done in place");
+    await kubectl(plane, ["apply", "-f", "-"], await logging(0, "cr.fluentbit.io/fluent/fluent-bit:3.2.3"));
+    const updated = await settled(core, "the new image on all three pods", (items) =>
+      items.every((pod) => pod.spec!.containers.some((container) => container.image === "cr.fluentbit.io/fluent/fluent-bit:3.2.3")));
+    await show(plane, ["get", "pd,cls", "-n", NAMESPACE]);
+    await show(plane, ["get", "pods", "-n", NAMESPACE, "-o", `custom-columns=${podColumns}`]);
+    const uids = (items: V1Pod[]) => items.map((pod) => pod.metadata!.uid).sort().join();
+    note(uids(updated) === uids(decorated) ? "same pod UIDs as before: updated in place, nothing restarted but the sidecar" : "pods were recreated");
+    note("each pod records the decoration revisions it carries, as a label per decoration and in an annotation:");
+    await show(plane, ["get", "pods", "-n", NAMESPACE, "-L", "poddecoration.kusionstack.io/pd-logging", "-L", "controller-revision-hash"]);
+    note("and every revision is a ControllerRevision, kept up to the decoration's historyLimit:");
+    await show(plane, ["get", "controllerrevisions", "-n", NAMESPACE]);
+
+    say("Done: stopping serve, the simulated kubelet and the control plane");
+  } finally {
+    await kubelet.stop();
+    const code = await serve.stop();
+    if (code !== 0) process.stdout.write(`serve exited with ${String(code)}:\n${serve.logs().slice(-4000)}\n`);
+  }
+}
+
+const dir = await mkdtemp(join(tmpdir(), "pod-decorator-demo-"));
+say("Starting a local control plane: etcd, kube-apiserver, kube-controller-manager (loopback only)");
+const started = Date.now();
+const plane = await startControlPlane(dir, { ownerPid: process.pid, crds: [crds], log: (line) => note(line) });
+note(`ready in ${((Date.now() - started) / 1000).toFixed(1)}s; kubectl: ${plane.kubectl}`);
+let failed = false;
+try {
+  await demo(plane);
+} catch (error) {
+  failed = true;
+  process.stderr.write(`\ndemo failed: ${error instanceof Error ? error.message : String(error)}\n`);
+} finally {
+  await stopControlPlane(dir);
+  await rm(dir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
