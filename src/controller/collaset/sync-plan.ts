@@ -104,8 +104,10 @@ export function planSync(input: SyncInput): SyncPlan {
   for (const id of [...ids].sort((a, b) => a - b)) {
     const pod = live.get(id) ?? replacing.get(id)!;
     const kind = live.has(id) ? "live" : "replacing";
-    // A pod being replaced counts as it was before: our own action must not reorder the rollouts.
-    slots.push({ instanceId: id, pod, kind, slot: { name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: kind === "replacing" || isReady(pod), current: recordedMap(pod) } });
+    // A pod awaiting its replacement stands for it, with what it carries and as ready as it
+    // is: counting it ready would put the other not-ready pods ahead of it in update order,
+    // and the rollout would move on to them and recreate them too, without end.
+    slots.push({ instanceId: id, pod, kind, slot: { name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isReady(pod), current: recordedMap(pod) } });
   }
   if (!paused) {
     for (const id of freeIds(occupied, replicas - slots.length)) {

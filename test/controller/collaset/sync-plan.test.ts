@@ -3,7 +3,9 @@ import type { CollaSet } from "../../../src/api/collaset.ts";
 import { RECREATE_FINALIZER } from "../../../src/controller/collaset/pod-state.ts";
 import { planSync, resolveMaxUnavailable, type Action, type SyncPlan } from "../../../src/controller/collaset/sync-plan.ts";
 import type { Pod } from "../../../src/kube/objects.ts";
-import { collaSet, pod, sidecarRevision, sources, template } from "./fixtures.ts";
+import { decorationTargets } from "../../../src/controller/collaset/decoration-targets.ts";
+import { recordedRevisions } from "../../../src/decoration/recording.ts";
+import { collaSet, pod, podDecoration, sidecarRevision, sources, template } from "./fixtures.ts";
 
 const revisions = sources(
   { "web-r1": template("nginx:1.27"), "web-r2": template("nginx:1.28"), "web-r3": template("nginx:1.27", "green") },
@@ -162,5 +164,30 @@ describe("resolveMaxUnavailable", () => {
     expect(resolveMaxUnavailable(3, 10)).toBe(3);
     expect(resolveMaxUnavailable("25%", 10)).toBe(2);
     expect(resolveMaxUnavailable("5%", 10)).toBe(1);
+  });
+});
+
+describe("planSync with the decorations' own rollouts", () => {
+  // The real targets: a decoration with partition 2 over the CollaSet's pods alone.
+  const partitioned = podDecoration("logging", { updateStrategy: { rollingUpdate: { partition: 2 } } });
+  function planWithDecoration(pods: Pod[]): SyncPlan {
+    return planSync({
+      collaSet: collaSet({ updateStrategy: { rollingUpdate: { maxUnavailable: 3 } } }),
+      updatedRevision: "web-r1",
+      currentRevision: "web-r1",
+      pods,
+      sources: revisions,
+      decorationTargets: (slots) => decorationTargets({ namespace: "shop", decorations: [partitioned], updatedRevision: () => "l1", otherPods: [], recorded: recordedRevisions, slots }),
+    });
+  }
+
+  it("moves the same pod while its replacement is made, when no pod is ready", () => {
+    const first = planWithDecoration([pod("a", { id: 0, ready: false }), pod("b", { id: 1, ready: false }), pod("c", { id: 2, ready: false })]);
+    expect(summary(first.actions)).toEqual(["recreate a"]);
+    // a is deleted and held by the finalizer, not ready: it is still the one that moves.
+    const awaiting = pod("a", { id: 0, ready: false, terminating: true, finalizers: [RECREATE_FINALIZER] });
+    const second = planWithDecoration([awaiting, pod("b", { id: 1, ready: false }), pod("c", { id: 2, ready: false })]);
+    expect(summary(second.actions)).toEqual(["create 0 replacing a"]);
+    expect(createdPod(second.actions)?.spec?.containers.map((container) => container.name)).toEqual(["logging-sidecar", "app"]);
   });
 });
