@@ -116,6 +116,42 @@ describe("CRDs and samples on a real API server", () => {
     expect(stored.spec.historyLimit).toBe(20);
   });
 
+  test("a KusionStack CollaSet applies unchanged through kubectl's strict validation: ReCreate, Replace, namingStrategy", async ({ namespace }) => {
+    await installCrds();
+    for (const policy of ["ReCreate", "Replace"]) {
+      const manifest = `
+apiVersion: apps.kusionstack.io/v1alpha1
+kind: CollaSet
+metadata:
+  name: kusion-${policy.toLowerCase()}
+  namespace: ${namespace}
+spec:
+  replicas: 0
+  selector:
+    matchLabels:
+      app: foo
+  namingStrategy:
+    podGenerateNameSuffix: PersistentSequence
+  updateStrategy:
+    podUpgradePolicy: ${policy}
+    rollingUpdate:
+      byPartition:
+        partition: 0
+  template:
+    metadata:
+      labels:
+        app: foo
+    spec:
+      containers:
+        - name: nginx
+          image: nginx:1.25.2
+`;
+      const result = await kubectl(["apply", "--validate=strict", "--dry-run=server", "-f", "-"], manifest);
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+    }
+  });
+
   test("the CRD schemas reject invalid enums and minimums with the field path", async ({ namespace }) => {
     await installCrds();
     const { custom } = clients();

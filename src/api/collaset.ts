@@ -17,7 +17,15 @@ import { schemaChecker } from "./schema-validation.ts";
 export const COLLASET_KIND = "CollaSet";
 export const COLLASET_PLURAL = "collasets";
 
-export const POD_UPGRADE_POLICIES = ["Recreate", "InPlaceIfPossible", "InPlaceOnly"] as const;
+// KusionStack spells it ReCreate and has added Replace (create the new pod first); both are
+// accepted so its manifests apply unchanged, and both recreate here (see recreatesAlways).
+export const POD_UPGRADE_POLICIES = ["Recreate", "InPlaceIfPossible", "InPlaceOnly", "ReCreate", "Replace"] as const;
+export type PodUpgradePolicy = (typeof POD_UPGRADE_POLICIES)[number];
+
+/** Policies under which every update recreates the pod, even one that could be made in place. */
+export function recreatesAlways(policy: PodUpgradePolicy): boolean {
+  return policy === "Recreate" || policy === "ReCreate" || policy === "Replace";
+}
 export const PVC_RETENTION_POLICIES = ["Retain", "Delete"] as const;
 
 export const CollaSetSpecSchema = Type.Object({
@@ -37,7 +45,10 @@ export const CollaSetSpecSchema = Type.Object({
         description: "Pods of this CollaSet that an update may make unavailable at once: a count or a percentage of replicas.",
       })),
     }, { default: {} })),
-    podUpgradePolicy: Type.Optional(StringEnum(POD_UPGRADE_POLICIES, { default: "InPlaceIfPossible" })),
+    podUpgradePolicy: Type.Optional(StringEnum(POD_UPGRADE_POLICIES, {
+      default: "InPlaceIfPossible",
+      description: "InPlaceIfPossible updates images and metadata in place and recreates otherwise; InPlaceOnly never recreates; Recreate (KusionStack's ReCreate, and Replace) always recreates.",
+    })),
     operationDelaySeconds: Type.Optional(Type.Integer({ minimum: 0 })),
   }, { default: {} })),
   scaleStrategy: Type.Optional(Type.Object({
@@ -51,6 +62,8 @@ export const CollaSetSpecSchema = Type.Object({
     })),
     operationDelaySeconds: Type.Optional(Type.Integer({ minimum: 0 })),
   })),
+  // KusionStack's pod naming options: accepted so its manifests apply, not acted on (pods are named <name>-<random>).
+  namingStrategy: Type.Optional(OpenObject()),
   historyLimit: Type.Optional(Type.Integer({ minimum: 1, default: 20, description: "ControllerRevisions kept." })),
 });
 export type CollaSetSpec = Static<typeof CollaSetSpecSchema>;

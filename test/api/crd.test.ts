@@ -103,7 +103,7 @@ describe("generated CRDs", () => {
     expect(crd.spec.versions[0]?.subresources).toEqual({ status: {}, scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" } });
     expect(crd.spec.versions[0]?.additionalPrinterColumns.map((column) => column.name)).toEqual(["DESIRED", "CURRENT", "UPDATED", "UPDATED_READY", "AVAILABLE", "CURRENT_REVISION", "UPDATED_REVISION", "AGE"]);
     expect(schemaAt(crd, "spec.updateStrategy")).toMatchObject({ default: {} });
-    expect(schemaAt(crd, "spec.updateStrategy.podUpgradePolicy")).toMatchObject({ enum: ["Recreate", "InPlaceIfPossible", "InPlaceOnly"], default: "InPlaceIfPossible" });
+    expect(schemaAt(crd, "spec.updateStrategy.podUpgradePolicy")).toMatchObject({ enum: ["Recreate", "InPlaceIfPossible", "InPlaceOnly", "ReCreate", "Replace"], default: "InPlaceIfPossible" });
     expect(schemaAt(crd, "spec.updateStrategy.rollingUpdate.maxUnavailable")).toEqual({
       anyOf: [{ type: "integer" }, { type: "string" }],
       "x-kubernetes-int-or-string": true,

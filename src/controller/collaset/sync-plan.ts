@@ -2,7 +2,7 @@
 // (instance ids) it has, which to add or remove, and for each live pod the template and
 // decoration revisions it should be made of — then which pods to update now, in place or by
 // recreation, within the maxUnavailable budget. Pure: the reconciler carries the actions out.
-import type { CollaSet } from "../../api/collaset.ts";
+import { recreatesAlways, type CollaSet } from "../../api/collaset.ts";
 import type { Pod } from "../../api/pod.ts";
 import type { Pod as LivePod } from "../../kube/objects.ts";
 import { podRevisions } from "../../decoration/recording.ts";
@@ -161,8 +161,8 @@ export function planSync(input: SyncInput): SyncPlan {
       if (unavailable >= maxUnavailable) continue;
       unavailable++;
     }
-    if (update.kind === "in-place" && policy !== "Recreate") actions.push({ kind: "in-place", pod, operations: update.operations });
-    else actions.push({ kind: "recreate", pod, replacement: to, reason: update.kind === "recreate" ? update.reason : "podUpgradePolicy is Recreate" });
+    if (update.kind === "in-place" && !recreatesAlways(policy)) actions.push({ kind: "in-place", pod, operations: update.operations });
+    else actions.push({ kind: "recreate", pod, replacement: to, reason: update.kind === "recreate" ? update.reason : `podUpgradePolicy is ${policy}` });
   }
   return { actions, blocked };
 }

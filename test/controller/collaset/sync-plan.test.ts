@@ -191,3 +191,12 @@ describe("planSync with the decorations' own rollouts", () => {
     expect(createdPod(second.actions)?.spec?.containers.map((container) => container.name)).toEqual(["logging-sidecar", "app"]);
   });
 });
+
+describe("planSync: KusionStack's policy names", () => {
+  it("recreates under ReCreate and Replace, as under Recreate", () => {
+    for (const podUpgradePolicy of ["ReCreate", "Replace"] as const) {
+      const result = plan(collaSet({ updateStrategy: { podUpgradePolicy } }), [pod("a", { id: 0 }), pod("b", { id: 1 }), pod("c", { id: 2 })], { updated: "web-r2" });
+      expect(summary(result.actions)).toEqual(["recreate a"]);
+    }
+  });
+});
