@@ -4,17 +4,18 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { text } from "node:stream/consumers";
 import type { Command, CommandIO } from "./command.ts";
-import { crds } from "./crds.ts";
-import { explain } from "./explain.ts";
-import { render } from "./render.ts";
+import { crds, CRDS_USAGE } from "./crds.ts";
+import { explain, EXPLAIN_USAGE } from "./explain.ts";
+import { render, RENDER_USAGE } from "./render.ts";
+import { serveUsage } from "./serve-options.ts";
 import { USAGE_ERROR_EXIT_CODE, UsageError } from "./usage-error.ts";
 
-const COMMANDS: Readonly<Record<string, { run: Command; summary: string }>> = {
+const COMMANDS: Readonly<Record<string, { run: Command; summary: string; usage: string }>> = {
   // Loaded on use: the client library and server stack would slow every offline command.
-  serve: { run: async (args, io) => (await import("./serve.ts")).serve(args, io), summary: "run the admission webhooks and the controllers" },
-  render: { run: render, summary: "render PodDecorations into a pod offline" },
-  explain: { run: explain, summary: "show which PodDecorations apply to a pod, and why the others do not" },
-  crds: { run: crds, summary: "print (or write) the CustomResourceDefinitions" },
+  serve: { run: async (args, io) => (await import("./serve.ts")).serve(args, io), summary: "run the admission webhooks and the controllers", usage: serveUsage },
+  render: { run: render, summary: "render PodDecorations into a pod offline", usage: RENDER_USAGE },
+  explain: { run: explain, summary: "show which PodDecorations apply to a pod, and why the others do not", usage: EXPLAIN_USAGE },
+  crds: { run: crds, summary: "print (or write) the CustomResourceDefinitions", usage: CRDS_USAGE },
 };
 
 function usage(): string {
@@ -45,6 +46,10 @@ export async function main(args: readonly string[], io: CommandIO): Promise<numb
   if (command === undefined) {
     io.stderr(`pod-decorator: unknown command ${JSON.stringify(name)}\n${usage()}`);
     return USAGE_ERROR_EXIT_CODE;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.stdout(`${command.usage}\n`);
+    return 0;
   }
   try {
     return await command.run(rest, io);

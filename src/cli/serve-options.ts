@@ -46,7 +46,7 @@ const flags = {
 
 export const serveUsage = `usage: pod-decorator serve [flags]
 
-  --kubeconfig FILE            kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)
+  --kubeconfig FILE            kubeconfig (default: $KUBECONFIG, then in-cluster, then ~/.kube/config)
   --webhook-host HOST          address the webhook listens on (default 0.0.0.0)
   --webhook-port PORT          HTTPS port of the admission webhooks and /healthz, /readyz (default 9443)
   --metrics-port PORT          Prometheus metrics on plain HTTP; 0 disables (default 8080)

@@ -38,13 +38,9 @@ import { createWebhookCertificateAuthority, fileCertificates, selfSignedCertific
 import { sharedCertificateAuthority } from "../webhook/shared-ca.ts";
 import { applyWebhookConfigurations, patchCaBundles } from "../webhook/webhook-configuration.ts";
 import type { Command } from "./command.ts";
-import { parseServeOptions, serveUsage, type ServeOptions } from "./serve-options.ts";
+import { parseServeOptions, type ServeOptions } from "./serve-options.ts";
 
-export const serve: Command = async (args, io) => {
-  if (args.includes("--help") || args.includes("-h")) {
-    io.stdout(`${serveUsage}\n`);
-    return 0;
-  }
+export const serve: Command = async (args) => {
   const options = parseServeOptions(args, process.env);
   const logger = pino({ level: options.logLevel, base: { process: "pod-decorator" } });
   const stop = new AbortController();

@@ -78,6 +78,16 @@ describe("pod-decorator render", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/render .*\n.*explain .*\n.*crds /);
   });
+
+  it("prints each command's usage for --help, with exit 0", async () => {
+    for (const [command, usage] of [["render", "--pod FILE --decorations FILE"], ["explain", "--pod FILE"], ["crds", "--output-dir DIR"], ["serve", "--webhook-config-url URL"]] as const) {
+      const result = await cli([command, "--help"]);
+      expect(result.code, command).toBe(0);
+      expect(result.stdout, command).toContain(`usage: pod-decorator ${command}`);
+      expect(result.stdout, command).toContain(usage);
+      expect(result.stderr, command).toBe("");
+    }
+  });
 });
 
 describe("pod-decorator explain", () => {
