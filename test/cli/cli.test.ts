@@ -87,7 +87,7 @@ describe("pod-decorator render", () => {
       expect(result.stdout, command).toContain(usage);
       expect(result.stderr, command).toBe("");
     }
-  });
+  }, 60_000);
 });
 
 describe("pod-decorator explain", () => {
