@@ -106,7 +106,8 @@ export class CollaSetReconciler {
     }
 
     const pods = this.#options.pods.byIndex(controllerUidIndex, cached.metadata.uid ?? "");
-    const sources = this.#sources(namespace, cached);
+    // The revision just stored may not be cached yet: its data is known.
+    const sources = this.#sources(namespace, cached, stored.name, collaSetRevisionData(collaSet));
     const plan = planSync({
       collaSet,
       updatedRevision: stored.name,
@@ -124,6 +125,7 @@ export class CollaSetReconciler {
         }),
     });
 
+    if (plan.waiting.length > 0) this.#options.logger.debug({ key, reason: `waiting for revisions: ${plan.waiting.join("; ")}` });
     const failures = await this.#execute(key, cached, plan.actions);
     const refused = failures.find((failure) => failure instanceof Refused);
     const status = desiredCollaSetStatus({
@@ -152,8 +154,9 @@ export class CollaSetReconciler {
   };
 
   /** Template revisions from the CollaSet's history; decoration revisions stored, or the live spec's. */
-  #sources(namespace: string, collaSet: CachedCollaSet): RevisionSources {
+  #sources(namespace: string, collaSet: CachedCollaSet, updated: string, updatedData: unknown): RevisionSources {
     const templates = new Map(this.#revisions.of(collaSet).map((revision) => [revision.name, revision.data]));
+    templates.set(updated, updatedData);
     const decorations = new Map(this.#options.decorations.decorations(namespace).map((decoration) => [decoration.metadata.name ?? "", decoration]));
     return {
       template: (revision) => templateOf(templates.get(revision)),

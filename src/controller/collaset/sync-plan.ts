@@ -25,8 +25,10 @@ export type Action =
 
 export interface SyncPlan {
   actions: Action[];
-  /** Why some pod could not be made or updated now (a revision not stored yet, InPlaceOnly, …). */
+  /** Pods that cannot be updated as the spec asks (InPlaceOnly and a change that needs recreation). */
   blocked: string[];
+  /** Pods waiting for a revision to show in the cache; its arrival syncs again. */
+  waiting: string[];
 }
 
 export interface SyncInput {
@@ -55,6 +57,7 @@ export function planSync(input: SyncInput): SyncPlan {
   const paused = collaSet.spec.paused === true;
   const actions: Action[] = [];
   const blocked: string[] = [];
+  const waiting: string[] = [];
 
   const live = new Map<number, LivePod>();
   const replacing = new Map<number, LivePod>();
@@ -73,7 +76,7 @@ export function planSync(input: SyncInput): SyncPlan {
   // No pod is deleted for lack of an id: it gets one, and is counted from the next sync on.
   if (unlabelled.length > 0) {
     const free = freeIds(occupied, unlabelled.length);
-    return { actions: [...actions, ...unlabelled.map((pod, index) => ({ kind: "label" as const, pod, instanceId: free[index]! }))], blocked };
+    return { actions: [...actions, ...unlabelled.map((pod, index) => ({ kind: "label" as const, pod, instanceId: free[index]! }))], blocked, waiting };
   }
   for (const [id, pod] of replacing) {
     if (live.has(id)) {
@@ -130,10 +133,10 @@ export function planSync(input: SyncInput): SyncPlan {
   for (const planned of slots.filter((item) => item.kind !== "live")) {
     const revisions = desired(planned);
     const pod = slotPod(collaSet, planned.instanceId, revisions, input.sources);
-    if (pod === undefined) blocked.push(`instance ${planned.instanceId}: ${missingRevision(revisions)}`);
+    if (pod === undefined) waiting.push(`instance ${planned.instanceId}: ${missingRevision(revisions)}`);
     else actions.push({ kind: "create", instanceId: planned.instanceId, pod, ...(planned.pod === undefined ? {} : { replacing: planned.pod }) });
   }
-  if (paused) return { actions, blocked };
+  if (paused) return { actions, blocked, waiting };
 
   // Updates within the budget; updating a pod that is unavailable anyway costs nothing.
   const maxUnavailable = resolveMaxUnavailable(collaSet.spec.updateStrategy?.rollingUpdate?.maxUnavailable, replicas);
@@ -149,7 +152,7 @@ export function planSync(input: SyncInput): SyncPlan {
     if (sameRevisions(current, target)) continue;
     const to = slotPod(collaSet, planned.instanceId, target, input.sources);
     if (to === undefined) {
-      blocked.push(`pod ${pod.metadata?.name ?? ""}: ${missingRevision(target)}`);
+      waiting.push(`pod ${pod.metadata?.name ?? ""}: ${missingRevision(target)}`);
       continue;
     }
     const update = podUpdate(pod, slotPod(collaSet, planned.instanceId, current, input.sources), to);
@@ -164,7 +167,7 @@ export function planSync(input: SyncInput): SyncPlan {
     if (update.kind === "in-place" && !recreatesAlways(policy)) actions.push({ kind: "in-place", pod, operations: update.operations });
     else actions.push({ kind: "recreate", pod, replacement: to, reason: update.kind === "recreate" ? update.reason : `podUpgradePolicy is ${policy}` });
   }
-  return { actions, blocked };
+  return { actions, blocked, waiting };
 }
 
 /** An integer, or a percentage of replicas rounded down; at least 1 so an update can progress. */

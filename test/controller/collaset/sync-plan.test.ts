@@ -154,7 +154,8 @@ describe("planSync: updates", () => {
   it("waits for a revision that is not stored yet rather than guess", () => {
     const result = plan(collaSet(), three(), { decorations: { a: { logging: "l9" } } });
     expect(result.actions).toEqual([]);
-    expect(result.blocked[0]).toMatch(/^pod a: waiting for the revisions .*logging@l9/);
+    expect(result.blocked).toEqual([]);
+    expect(result.waiting[0]).toMatch(/^pod a: waiting for the revisions .*logging@l9/);
   });
 });
 
