@@ -6,6 +6,7 @@ import helmet from "@fastify/helmet";
 import Fastify, { LogController } from "fastify";
 import type { Logger } from "pino";
 import { parseAdmissionReview, review, deny, type AdmissionRequest, type AdmissionResponse } from "./admission-review.ts";
+import { type BadBodyError, parseJsonBody } from "./json-body.ts";
 import type { WebhookMetrics, WebhookResult } from "./metrics.ts";
 import type { ServingCertificates } from "./serving-certificates.ts";
 
@@ -59,6 +60,14 @@ export async function createWebhookServer(options: WebhookServerOptions) {
     ...(certificates === undefined ? {} : { https: { ...toTls(certificates.current()), minVersion: "TLSv1.2" as const } }),
   });
   await app.register(helmet, { contentSecurityPolicy: false, global: true });
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as BadBodyError, undefined);
+    }
+  });
 
   if (certificates !== undefined) {
     certificates.onChange((pair) => {

@@ -173,7 +173,7 @@ type Mutation =
   | { type: "replace"; at: number; value: Json }
   | { type: "delete"; at: number }
   | { type: "deep"; at: number; depth: number; arrays: boolean }
-  | { type: "key"; at: number; key: string; value: Json }
+  | { type: "key"; at: number; key: string; value: Json; escaped: boolean }
   | { type: "huge-array"; at: number; length: number }
   | { type: "bytes"; at: number; bytes: readonly number[] };
 
@@ -186,6 +186,8 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     at: fc.nat(),
     key: fc.constantFrom("__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "__defineGetter__", "valueOf"),
     value: fc.constantFrom<Json>({ polluted: "yes" }, { prototype: { polluted: "yes" } }, "x", 1, null, []),
+    // Spelled with \u escapes, which JSON.parse reads as the same key.
+    escaped: fc.boolean(),
   }),
   fc.record({ type: fc.constant("huge-array" as const), at: fc.nat(), length: fc.integer({ min: 1_000, max: 20_000 }) }),
   // Lone continuation bytes, overlong encodings, surrogates, bytes that never occur in UTF-8.
@@ -210,10 +212,18 @@ function parentOf(root: Json, path: Path): Record<string | number, Json> | undef
 }
 
 /** Applies the mutations to a copy; markers stand in for what JSON.stringify cannot write. */
-function mutate(original: Json, mutations: readonly Mutation[]): { value: Json; deep?: { depth: number; arrays: boolean }; bytes?: readonly number[] } {
+interface Mutated {
+  value: Json;
+  deep?: { depth: number; arrays: boolean };
+  bytes?: readonly number[];
+  escapeKeys?: boolean;
+}
+
+function mutate(original: Json, mutations: readonly Mutation[]): Mutated {
   let root = JSON.parse(JSON.stringify(original)) as Json;
   let deep: { depth: number; arrays: boolean } | undefined;
   let bytes: readonly number[] | undefined;
+  let escapeKeys = false;
   const set = (path: Path, shared: Json) => {
     // Generated constants are shared instances: a copy keeps a later mutation from making a cycle.
     const value = shared === undefined ? shared : (JSON.parse(JSON.stringify(shared)) as Json);
@@ -250,6 +260,7 @@ function mutate(original: Json, mutations: readonly Mutation[]): { value: Json; 
           return node !== null && typeof node === "object" && !Array.isArray(node);
         });
         if (objects.length > 0) set([...objects[change.at % objects.length]!, change.key], change.value);
+        escapeKeys ||= change.escaped;
         break;
       }
       case "huge-array":
@@ -263,11 +274,12 @@ function mutate(original: Json, mutations: readonly Mutation[]): { value: Json; 
         break;
     }
   }
-  return { value: root, ...(deep === undefined ? {} : { deep }), ...(bytes === undefined ? {} : { bytes }) };
+  return { value: root, escapeKeys, ...(deep === undefined ? {} : { deep }), ...(bytes === undefined ? {} : { bytes }) };
 }
 
-function serialise({ value, deep, bytes }: ReturnType<typeof mutate>): Buffer {
+function serialise({ value, deep, bytes, escapeKeys }: Mutated): Buffer {
   let text = JSON.stringify(value) ?? "";
+  if (escapeKeys === true) text = text.replaceAll('"__proto__":', '"\\u005f_proto__":').replaceAll('"constructor":', '"constr\\u0075ctor":');
   if (deep !== undefined) {
     const [open, close] = deep.arrays ? ["[", "]"] : ['{"a":', "}"];
     text = text.replace(`"${DEEP_MARKER}"`, () => `${open.repeat(deep.depth)}1${close.repeat(deep.depth)}`);

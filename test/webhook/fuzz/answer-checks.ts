@@ -30,7 +30,10 @@ function clientErrorProblems(request: FuzzRequest, answer: Answer): string[] {
   if (!(answer.contentType ?? "").startsWith("application/json")) return [`${answer.status} with content type ${answer.contentType ?? "none"}`];
   const body = parse(answer.body);
   if (!isObject(body) || typeof body.message !== "string" || body.message.trim() === "") return [`${answer.status} without a reason: ${preview(answer.body)}`];
-  return body.statusCode === answer.status ? [] : [`${answer.status} whose body says statusCode ${String(body.statusCode)}`];
+  if (body.statusCode !== answer.status) return [`${answer.status} whose body says statusCode ${String(body.statusCode)}`];
+  // A reason must be true: JSON that parses is not "not valid JSON", whatever else is wrong with it.
+  if (/not (valid )?JSON/i.test(body.message) && Buffer.isBuffer(request.body) && parse(request.body) !== undefined) return [`${answer.status} calls valid JSON invalid: ${body.message}`];
+  return [];
 }
 
 function reviewProblems(request: FuzzRequest, answer: Answer): string[] {
