@@ -1,6 +1,7 @@
 // A second kube-apiserver on the run's own etcd, started by the runtime tests so that they
 // can kill and restart an API server without disturbing tests that use the shared one. It
-// runs with exactly the shared server's flags (read from /proc), on another port.
+// runs with exactly the shared server's flags (read from /proc), on another port, plus any
+// extra flags a test asks for.
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -36,14 +37,19 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function privateApiServer(): Promise<PrivateApiServer> {
+export interface PrivateApiServerOptions {
+  /** Appended to the shared server's flags (a later flag overrides an earlier one). */
+  extraFlags?: readonly string[];
+}
+
+export async function privateApiServer(options: PrivateApiServerOptions = {}): Promise<PrivateApiServer> {
   const dir = inject("controlPlaneDir");
   const state = JSON.parse(await readFile(join(dir, "state.json"), "utf8")) as ControlPlaneState;
   const sharedPid = state.pids["kube-apiserver"];
   if (sharedPid === undefined) throw new Error("the shared control plane has no kube-apiserver");
   const [, ...args] = readFileSync(`/proc/${sharedPid}/cmdline`, "utf8").split("\0").filter((part) => part !== "");
   const port = await freePort();
-  const flags = args.map((arg) => (arg.startsWith("--secure-port=") ? `--secure-port=${port}` : arg));
+  const flags = [...args.map((arg) => (arg.startsWith("--secure-port=") ? `--secure-port=${port}` : arg)), ...(options.extraFlags ?? [])];
   const server = `https://127.0.0.1:${port}`;
   const shared = new KubeConfig();
   shared.loadFromFile(inject("kubeconfig"));
