@@ -45,6 +45,9 @@ export interface WebhookServerOptions {
   handlerTimeoutMs?: number;
 }
 
+/** An AdmissionReview carries the object and the old object: two large pods fit. */
+export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+
 export type WebhookServer = Awaited<ReturnType<typeof createWebhookServer>>;
 
 export async function createWebhookServer(options: WebhookServerOptions) {
@@ -53,7 +56,7 @@ export async function createWebhookServer(options: WebhookServerOptions) {
     loggerInstance: options.logger,
     // One log line per admission request would cost more than the admission itself.
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: options.bodyLimitBytes ?? 8 * 1024 * 1024,
+    bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     handlerTimeout: options.handlerTimeoutMs ?? 10_000,
     requestTimeout: 30_000,
     return503OnClosing: true,

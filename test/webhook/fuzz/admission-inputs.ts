@@ -4,7 +4,7 @@
 // over the limit; unknown paths, wrong methods and wrong content types.
 import fc from "fast-check";
 import { REVISIONS_ANNOTATION } from "../../../src/decoration/recording.ts";
-import { webhookPaths } from "../../../src/webhook/server.ts";
+import { DEFAULT_BODY_LIMIT_BYTES, webhookPaths } from "../../../src/webhook/server.ts";
 import { typicalPod } from "../../bench/typical-workload.ts";
 import { decorations as validDecorations, pod as validPod } from "../../decoration/arbitraries.ts";
 import { POD_NAMESPACES } from "./cached-decorations.ts";
@@ -27,7 +27,6 @@ export interface FuzzRequest {
   freshConnection: boolean;
 }
 
-export const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 export const WEBHOOK_PATHS: readonly string[] = Object.values(webhookPaths);
 
 type Json = unknown;
@@ -147,7 +146,7 @@ function routed(reviews: fc.Arbitrary<Json>, routes: readonly string[]): fc.Arbi
 }
 
 /** A valid AdmissionReview of any of the kinds the webhooks handle. */
-export const validReview: fc.Arbitrary<RoutedReview> = fc.oneof(
+const validReview: fc.Arbitrary<RoutedReview> = fc.oneof(
   { arbitrary: routed(review({ group: "", version: "v1", kind: "Pod" }, "pods", pod), [webhookPaths["mutate-pods"]]), weight: 5 },
   { arbitrary: routed(review(kusion("PodDecoration"), "poddecorations", decoration), [webhookPaths["mutate-poddecorations"], webhookPaths["validate-poddecorations"]]), weight: 2 },
   { arbitrary: routed(review(kusion("CollaSet"), "collasets", collaSet), [webhookPaths["mutate-collasets"], webhookPaths["validate-collasets"]]), weight: 2 },
@@ -329,10 +328,6 @@ const body: fc.Arbitrary<Body> = fc.oneof(
   { arbitrary: fc.constant({ what: "no body", body: undefined }), weight: 1 },
 );
 
-const oversized: fc.Arbitrary<Body> = fc
-  .record({ extra: fc.integer({ min: 1, max: 1024 * 1024 }), chunked: fc.boolean() })
-  .map(({ extra, chunked }) => ({ what: `oversized body (${chunked ? "chunked" : "Content-Length"})`, body: { oversizedBytes: BODY_LIMIT_BYTES + extra, chunked } }));
-
 const method = fc.oneof({ arbitrary: fc.constant("POST"), weight: 20 }, { arbitrary: fc.constantFrom("GET", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"), weight: 2 });
 
 const path = fc.oneof(
@@ -369,8 +364,23 @@ function request(bodies: fc.Arbitrary<Body>): fc.Arbitrary<FuzzRequest> {
 /** Everything but bodies over the limit. */
 export const fuzzRequest: fc.Arbitrary<FuzzRequest> = request(body);
 
-/** Bodies over the limit: expensive to send, so generated separately and sparingly. */
-export const oversizedRequest: fc.Arbitrary<FuzzRequest> = request(oversized);
+/**
+ * AdmissionReviews over the body limit, to every webhook: expensive to send, so generated
+ * separately and sparingly. The server learns the size from Content-Length or by reading.
+ */
+export const oversizedRequest: fc.Arbitrary<FuzzRequest> = fc
+  .record({ path: fc.constantFrom(...WEBHOOK_PATHS), extra: fc.integer({ min: 1, max: 1024 * 1024 }), chunked: fc.boolean(), freshConnection: fc.boolean() })
+  .map(({ path, extra, chunked, freshConnection }) => {
+    const generated: FuzzRequest = {
+      what: `oversized body (${chunked ? "chunked" : "Content-Length"})`,
+      method: "POST",
+      path,
+      contentType: "application/json",
+      body: { oversizedBytes: DEFAULT_BODY_LIMIT_BYTES + extra, chunked },
+      freshConnection,
+    };
+    return Object.assign(generated, { [fc.toStringMethod]: () => describeRequest(generated) });
+  });
 
 /** One line for people: method, path, content type, kind of input and the start of the body. */
 export function describeRequest(request: FuzzRequest): string {
