@@ -9,7 +9,8 @@ import { createKubeClient } from "../src/kube/client.ts";
 import { restListWatch } from "../src/kube/list-watch.ts";
 import { objectKey, splitKey, type ConfigMap } from "../src/kube/objects.ts";
 import { resources } from "../src/kube/resources.ts";
-import { clients, eventually, kubectl, test } from "./support/cluster.ts";
+import { clients, eventually, test } from "./support/cluster.ts";
+import { cached, matchesFreshList } from "./support/fresh-list.ts";
 
 interface Seen {
   kind: "add" | "update" | "delete";
@@ -26,34 +27,6 @@ function record(informer: Informer<ConfigMap>): Seen[] {
     onDelete: (object) => seen.push(entry("delete", object)),
   });
   return seen;
-}
-
-function byName(objects: Map<string, unknown>): [string, unknown][] {
-  return [...objects].sort(([a], [b]) => a.localeCompare(b));
-}
-
-/** JSON with object keys sorted, so that equal objects compare equal whatever their key order. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, field: unknown) =>
-    field !== null && typeof field === "object" && !Array.isArray(field) ? Object.fromEntries(Object.entries(field).sort(([a], [b]) => a.localeCompare(b))) : field,
-  );
-}
-
-async function matchesFreshList(informer: Informer<ConfigMap>, namespace: string): Promise<true | undefined> {
-  const expected = await freshList(namespace);
-  return canonical(byName(cached(informer, namespace))) === canonical(byName(expected)) ? true : undefined;
-}
-
-/** The namespace's ConfigMaps as kubectl reads them, by name. */
-async function freshList(namespace: string): Promise<Map<string, unknown>> {
-  const result = await kubectl(["get", "configmaps", "-n", namespace, "-o", "json", "--show-managed-fields"]);
-  if (result.code !== 0) throw new Error(result.stderr);
-  const items = (JSON.parse(result.stdout) as { items: ConfigMap[] }).items.filter((item) => item.metadata?.name !== "kube-root-ca.crt");
-  return new Map(items.map((item) => [item.metadata?.name ?? "", item]));
-}
-
-function cached(informer: Informer<ConfigMap>, namespace: string): Map<string, unknown> {
-  return new Map(informer.cache.list(namespace).filter((item) => item.metadata?.name !== "kube-root-ca.crt").map((item) => [item.metadata?.name ?? "", item]));
 }
 
 describe("the informer on a real API server", () => {

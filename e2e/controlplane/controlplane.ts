@@ -30,6 +30,8 @@ interface State {
 export interface ControlPlane {
   dir: string;
   server: string;
+  /** etcd's client URL (plain HTTP on loopback; its JSON gateway serves /v3/kv/...). */
+  etcdUrl: string;
   kubeconfig: string;
   kubectl: string;
   binary: string;
@@ -129,7 +131,7 @@ export async function startControlPlane(dirArgument: string, options: StartOptio
       "--v=0",
     ], join(dir, "logs", "kube-controller-manager.log"));
     await saveState();
-    return { dir, server, kubeconfig, kubectl, binary };
+    return { dir, server, etcdUrl, kubeconfig, kubectl, binary };
   } catch (error) {
     await stopControlPlane(dir);
     throw error;

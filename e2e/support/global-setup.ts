@@ -11,6 +11,7 @@ declare module "vitest" {
     kubeconfig: string;
     kubectl: string;
     controlPlaneDir: string;
+    etcdUrl: string;
   }
 }
 
@@ -27,6 +28,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("kubeconfig", plane.kubeconfig);
   project.provide("kubectl", plane.kubectl);
   project.provide("controlPlaneDir", dir);
+  project.provide("etcdUrl", plane.etcdUrl);
   return async () => {
     await stopControlPlane(dir);
     // Logs stay behind only when the run crashed (the reaper stopped the control plane).

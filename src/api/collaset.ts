@@ -10,6 +10,7 @@ import { childPath, type FieldError, indexPath, invalidError, notSupportedError,
 import { API_VERSION } from "./group.ts";
 import { ConditionSchema, ObjectMetaSchema, PodTemplateSpecSchema } from "./kubernetes.ts";
 import { isEmptySelector, LabelSelectorSchema, parseLabelSelector } from "./label-selector.ts";
+import { nestingErrors } from "./nesting.ts";
 import { IntOrString, OpenObject, StringEnum } from "./openapi.ts";
 import { validateContainers, validateLabels, validateObjectName, validateVolumes } from "./pod-validation.ts";
 import { schemaChecker } from "./schema-validation.ts";
@@ -103,6 +104,8 @@ const specChecker = schemaChecker(CollaSetSpecSchema);
 /** Structural validation, before or after defaulting; status is not validated. */
 export function validateCollaSet(value: unknown): FieldError[] {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return [invalidError("", value, "must be an object")];
+  const tooDeep = nestingErrors(value, "");
+  if (tooDeep.length > 0) return tooDeep;
   const object = value as Record<string, unknown>;
   const errors: FieldError[] = [];
   if (object.apiVersion !== API_VERSION) errors.push(notSupportedError("apiVersion", object.apiVersion, [API_VERSION]));

@@ -5,6 +5,7 @@ import Type, { type Static } from "typebox";
 import { childPath, duplicateError, type FieldError, indexPath, invalidError, notSupportedError, requiredError } from "./field-errors.ts";
 import { ObjectMetaSchema, PodSpecSchema } from "./kubernetes.ts";
 import { dns1123LabelErrors } from "./names.ts";
+import { nestingErrors } from "./nesting.ts";
 import { OpenObject, OpenObjectOf } from "./openapi.ts";
 import { schemaChecker } from "./schema-validation.ts";
 
@@ -24,6 +25,8 @@ const checker = schemaChecker(PodSchema);
  * with unique valid names. The API server validates the rest when the pod is created.
  */
 export function validatePod(value: unknown): FieldError[] {
+  const tooDeep = nestingErrors(value, "");
+  if (tooDeep.length > 0) return tooDeep;
   const errors = checker.errors(value, "");
   if (errors.length > 0) return errors;
   const pod = value as Pod;

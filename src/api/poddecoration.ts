@@ -35,6 +35,7 @@ import {
 } from "./kubernetes.ts";
 import { LabelSelectorSchema, validateLabelSelector } from "./label-selector.ts";
 import { dns1123SubdomainErrors } from "./names.ts";
+import { nestingErrors } from "./nesting.ts";
 import { OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
 import { schemaChecker } from "./schema-validation.ts";
 import {
@@ -192,6 +193,8 @@ const specChecker = schemaChecker(PodDecorationSpecSchema);
  */
 export function validatePodDecoration(value: unknown): FieldError[] {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return [invalidError("", value, "must be an object")];
+  const tooDeep = nestingErrors(value, "");
+  if (tooDeep.length > 0) return tooDeep;
   const object = value as Record<string, unknown>;
   const errors: FieldError[] = [];
   if (object.apiVersion !== API_VERSION) errors.push(notSupportedError("apiVersion", object.apiVersion, [API_VERSION]));

@@ -28,11 +28,10 @@ import type { ControllerRevision, Pod } from "../kube/objects.ts";
 import { resources } from "../kube/resources.ts";
 import { COLLASET_NAME_LABEL } from "../revision/collaset-revision-data.ts";
 import { POD_DECORATION_NAME_LABEL } from "../revision/controller-revision.ts";
+import { admissionHandlers } from "../webhook/admission-handlers.ts";
 import { cachedDecorationSource } from "../webhook/decoration-source.ts";
 import { createMetricsServer } from "../webhook/metrics-server.ts";
 import { createWebhookMetrics } from "../webhook/metrics.ts";
-import { podMutation } from "../webhook/pod-mutation.ts";
-import { defaultCollaSets, defaultPodDecorations, validateCollaSets, validatePodDecorations } from "../webhook/resource-admission.ts";
 import { createWebhookServer } from "../webhook/server.ts";
 import { createWebhookCertificateAuthority, fileCertificates, selfSignedCertificates, type ServingCertificates } from "../webhook/serving-certificates.ts";
 import { sharedCertificateAuthority } from "../webhook/shared-ca.ts";
@@ -73,13 +72,7 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
     metrics: createWebhookMetrics(registry),
     certificates,
     readiness: () => (synced ? { ready: true } : { ready: false, reason: "informer caches have not synced" }),
-    handlers: {
-      "mutate-pods": podMutation({ source: cachedDecorationSource(decorations.cache, revisions.cache), onDecorationError: options.onDecorationError }),
-      "mutate-poddecorations": defaultPodDecorations,
-      "validate-poddecorations": validatePodDecorations,
-      "mutate-collasets": defaultCollaSets,
-      "validate-collasets": validateCollaSets,
-    },
+    handlers: admissionHandlers({ source: cachedDecorationSource(decorations.cache, revisions.cache), onDecorationError: options.onDecorationError }),
   });
 
   informers.start(signal);

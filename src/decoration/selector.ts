@@ -2,7 +2,8 @@
 // the LabelSelector type in src/api). Compiled matchers are cached per selector object: the
 // webhook tests every decoration of a namespace against every new pod, and objects from its
 // caches are never mutated (DESIGN §7), so caching by identity is safe.
-import { type LabelMatcher, type Labels, type LabelSelector, parseLabelSelector } from "../api/label-selector.ts";
+import { Compile } from "typebox/compile";
+import { type LabelMatcher, type Labels, type LabelSelector, LabelSelectorSchema, parseLabelSelector } from "../api/label-selector.ts";
 
 export { parseLabelSelector, validateLabelSelector } from "../api/label-selector.ts";
 export type { LabelMatcher, Labels, LabelSelector, ParsedLabelSelector } from "../api/label-selector.ts";
@@ -10,28 +11,40 @@ export type { LabelMatcher, Labels, LabelSelector, ParsedLabelSelector } from ".
 const compiled = new WeakMap<LabelSelector, LabelMatcher>();
 const keysRead = new WeakMap<LabelSelector, ReadonlySet<string>>();
 const matchesNothing: LabelMatcher = () => false;
+const noKeys: ReadonlySet<string> = new Set();
+// Cached decorations may predate validation (written before the webhook, or under a looser
+// CRD): a selector of the wrong shape is treated like an invalid one, never trusted.
+const selectorShape = Compile(LabelSelectorSchema);
 
 /**
  * Whether `labels` satisfy `selector`. `{}` selects everything; a missing selector and an
  * invalid one select nothing, as apimachinery's LabelSelectorAsSelector treats them.
  */
 export function selectorMatches(selector: LabelSelector | null | undefined, labels: Labels | undefined): boolean {
-  if (selector === null || selector === undefined) return false;
+  if (!isSelectorObject(selector)) return false;
   let matcher = compiled.get(selector);
   if (matcher === undefined) {
-    const parsed = parseLabelSelector(selector);
-    matcher = parsed.ok ? parsed.matches : matchesNothing;
+    const parsed = selectorShape.Check(selector) ? parseLabelSelector(selector) : undefined;
+    matcher = parsed?.ok === true ? parsed.matches : matchesNothing;
     compiled.set(selector, matcher);
   }
   return matcher(labels ?? {});
 }
 
 /** The label keys a selector's outcome depends on: it cannot change unless one of them does. */
-export function selectorKeys(selector: LabelSelector): ReadonlySet<string> {
+export function selectorKeys(selector: LabelSelector | null | undefined): ReadonlySet<string> {
+  // A selector that selects nothing whatever the labels depends on none of them.
+  if (!isSelectorObject(selector)) return noKeys;
   let keys = keysRead.get(selector);
   if (keys === undefined) {
-    keys = new Set([...Object.keys(selector.matchLabels ?? {}), ...(selector.matchExpressions ?? []).map((requirement) => requirement.key)]);
+    keys = selectorShape.Check(selector)
+      ? new Set([...Object.keys(selector.matchLabels ?? {}), ...(selector.matchExpressions ?? []).map((requirement) => requirement.key)])
+      : noKeys;
     keysRead.set(selector, keys);
   }
   return keys;
+}
+
+function isSelectorObject(selector: unknown): selector is LabelSelector {
+  return typeof selector === "object" && selector !== null && !Array.isArray(selector);
 }

@@ -23,8 +23,9 @@ export function podMutation(options: PodMutationOptions): AdmissionHandler {
     const object = request.object;
     const errors = validatePod(object);
     if (errors.length > 0) {
-      const name = typeof object?.metadata === "object" ? (object.metadata as { name?: string }).name : undefined;
-      return { response: deny(request.uid, 400, formatFieldErrors("Pod", name, errors).join("; ")), result: "rejected" };
+      const metadata: unknown = object?.metadata;
+      const name: unknown = typeof metadata === "object" && metadata !== null ? (metadata as { name?: unknown }).name : undefined;
+      return { response: deny(request.uid, 400, formatFieldErrors("Pod", typeof name === "string" ? name : undefined, errors).join("; ")), result: "rejected" };
     }
     const original = object as Pod;
     // The revisions annotation means whoever created the pod (a CollaSet) already decided.
@@ -45,8 +46,15 @@ export function podMutation(options: PodMutationOptions): AdmissionHandler {
       return { response: deny(request.uid, 500, message), result: "error" };
     }
     if (result.applied.length === 0) return { response: allow(request.uid, result.warnings), result: "skipped" };
-    return { response: allowWithPatch(request.uid, createJsonPatch(pod, result.pod), result.warnings), result: "injected" };
+    // The patch applies to the object the API server holds, not to the copy given a namespace.
+    const rendered = original.metadata?.namespace === undefined ? withoutNamespace(result.pod) : result.pod;
+    return { response: allowWithPatch(request.uid, createJsonPatch(original, rendered), result.warnings), result: "injected" };
   };
+}
+
+function withoutNamespace(pod: Pod): Pod {
+  const { namespace: _namespace, ...metadata } = pod.metadata ?? {};
+  return { ...pod, metadata };
 }
 
 function isPodCreate(request: AdmissionRequest): boolean {

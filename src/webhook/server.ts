@@ -6,6 +6,7 @@ import helmet from "@fastify/helmet";
 import Fastify, { LogController } from "fastify";
 import type { Logger } from "pino";
 import { parseAdmissionReview, review, deny, type AdmissionRequest, type AdmissionResponse } from "./admission-review.ts";
+import { type BadBodyError, parseJsonBody } from "./json-body.ts";
 import type { WebhookMetrics, WebhookResult } from "./metrics.ts";
 import type { ServingCertificates } from "./serving-certificates.ts";
 
@@ -44,6 +45,9 @@ export interface WebhookServerOptions {
   handlerTimeoutMs?: number;
 }
 
+/** An AdmissionReview carries the object and the old object: two large pods fit. */
+export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+
 export type WebhookServer = Awaited<ReturnType<typeof createWebhookServer>>;
 
 export async function createWebhookServer(options: WebhookServerOptions) {
@@ -52,13 +56,21 @@ export async function createWebhookServer(options: WebhookServerOptions) {
     loggerInstance: options.logger,
     // One log line per admission request would cost more than the admission itself.
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: options.bodyLimitBytes ?? 8 * 1024 * 1024,
+    bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     handlerTimeout: options.handlerTimeoutMs ?? 10_000,
     requestTimeout: 30_000,
     return503OnClosing: true,
     ...(certificates === undefined ? {} : { https: { ...toTls(certificates.current()), minVersion: "TLSv1.2" as const } }),
   });
   await app.register(helmet, { contentSecurityPolicy: false, global: true });
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as BadBodyError, undefined);
+    }
+  });
 
   if (certificates !== undefined) {
     certificates.onChange((pair) => {

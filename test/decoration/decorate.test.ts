@@ -50,6 +50,18 @@ describe("decoratePod", () => {
     expect(selection.excluded.map((item) => [item.decoration.metadata.name, item.reason])).toEqual([["old", "selector"], ["newer", "already-applied"]]);
   });
 
+  it("renders the valid decorations of a namespace that also holds malformed ones", () => {
+    // As a cache can hold them when they were written before any validation was installed.
+    const malformed = [
+      { ...decoration("no-selector", "x:1"), spec: { template: { containers: [{ name: "no-selector", image: "x:1" }] } } },
+      decoration("string-selector", "x:1", {}, "app=web" as unknown as PodDecoration["spec"]["selector"]),
+      decoration("object-expressions", "x:1", {}, { matchExpressions: { key: "app", operator: "Exists" } } as unknown as PodDecoration["spec"]["selector"]),
+    ] as PodDecoration[];
+    const result = decoratePod(pod(), [...malformed, decoration("ok", "x:1")], liveRevision);
+    expect(result.applied.map((item) => item.name)).toEqual(["ok"]);
+    expect(result.excluded.map((item) => [item.decoration.metadata.name, item.reason])).toEqual([["no-selector", "selector"], ["object-expressions", "selector"], ["string-selector", "selector"]]);
+  });
+
   it("lists exclusions in rendering order with one reason each", () => {
     const other = decoration("elsewhere", "x:1");
     other.metadata.namespace = "billing";

@@ -1,7 +1,7 @@
 // Label selector semantics, as apimachinery defines them.
 import { describe, expect, it } from "vitest";
 import type { LabelSelector } from "../../src/api/label-selector.ts";
-import { parseLabelSelector, selectorMatches } from "../../src/decoration/selector.ts";
+import { parseLabelSelector, selectorKeys, selectorMatches } from "../../src/decoration/selector.ts";
 
 const labels = { app: "web", tier: "frontend", "example.com/team": "shop" };
 
@@ -37,6 +37,20 @@ describe("selectorMatches", () => {
     expect(selectorMatches(null, labels)).toBe(false);
     expect(selectorMatches({ matchExpressions: [{ key: "app", operator: "In" }] }, labels)).toBe(false);
     expect(selectorMatches({ matchExpressions: [{ key: "app", operator: "Like" as "In", values: ["web"] }] }, labels)).toBe(false);
+  });
+
+  // Cached decorations written before the webhook, or under a looser CRD, can hold anything.
+  it.each<[string, unknown]>([
+    ["a string", "app=web"],
+    ["an array", [{ matchLabels: { app: "web" } }]],
+    ["matchLabels as an array", { matchLabels: ["app", "web"] }],
+    ["matchLabels with a non-string value", { matchLabels: { app: 1 } }],
+    ["matchExpressions as an object", { matchExpressions: { key: "app", operator: "Exists" } }],
+    ["a null requirement", { matchExpressions: [null] }],
+    ["a requirement without a key", { matchExpressions: [{ operator: "Exists" }] }],
+  ])("selects nothing, and depends on no label, with a selector that is %s", (_what, selector) => {
+    expect(selectorMatches(selector as LabelSelector, labels)).toBe(false);
+    expect(selectorKeys(selector as LabelSelector)).toEqual(new Set());
   });
 
   it("does not treat inherited object properties as labels", () => {

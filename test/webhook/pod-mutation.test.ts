@@ -108,6 +108,31 @@ describe("the pod webhook", () => {
     expect(decision.response.warnings?.[0]).toMatch(/PodDecoration team-a\/broken: .*admitted undecorated/);
   });
 
+  it("returns a patch that applies to the pod as sent, even one without metadata", () => {
+    const bare = { spec: { containers: [{ name: "app", image: "web:1" }] } };
+    const everything = { ...decoration("logging"), spec: { selector: {}, template: { containers: [{ name: "logging-sidecar", image: "fluent-bit:3.0" }] } } };
+    const decision = podMutation({ source: source([everything]), onDecorationError: "reject" })(request({ object: structuredClone(bare) }));
+    expect(decision.result).toBe("injected");
+    const result = patched(decision, bare) as { metadata: Record<string, unknown>; spec: { containers: { name: string }[] } };
+    expect(result.spec.containers.map((container) => container.name)).toEqual(["logging-sidecar", "app"]);
+    expect(result.metadata).not.toHaveProperty("namespace");
+  });
+
+  it("refuses a pod whose metadata is null with the offending field, not an internal error", () => {
+    const decision = podMutation({ source: source([decoration("logging")]), onDecorationError: "reject" })(request({ object: { metadata: null, spec: { containers: [{ name: "app", image: "web:1" }] } } }));
+    expect(decision.result).toBe("rejected");
+    expect(decision.response.status?.code).toBe(400);
+    expect(decision.response.status?.message).toMatch(/^Pod\/<unnamed>: metadata: Invalid value: must be of type object/);
+  });
+
+  it("refuses a pod nested deeper than any pod is, naming where", () => {
+    let deep: unknown = "x";
+    for (let level = 0; level < 5000; level++) deep = { a: deep };
+    const decision = podMutation({ source: source([decoration("logging")]), onDecorationError: "reject" })(request({ object: { ...structuredClone(pod), spec: { containers: [{ name: "app", image: "web:1", extra: deep }] } } }));
+    expect(decision.result).toBe("rejected");
+    expect(decision.response.status?.message).toMatch(/^Pod\/<unnamed>: spec\.containers\[0\]\.extra\.a\.a.*\.\.\.: Invalid value: nests deeper than 100 levels$/);
+  });
+
   it("refuses a pod object that is not a pod with the offending field", () => {
     const decision = podMutation({ source: source([decoration("logging")]), onDecorationError: "reject" })(request({ object: { metadata: { name: "x" }, spec: { containers: "app" } } }));
     expect(decision.response.allowed).toBe(false);

@@ -45,6 +45,20 @@ describe("PodDecoration admission", () => {
     expect(defaultPodDecorations(pdRequest({ ...validSpec, historyLimit: "many" })).response).toEqual({ uid: "u1", allowed: true });
   });
 
+  it("refuses a decoration nested thousands of levels deep with where, and does not default it", () => {
+    // The CRD preserves unknown fields in containers, so the API server stores such a thing.
+    let deep: unknown = 1;
+    for (let level = 0; level < 20_000; level++) deep = [deep];
+    const spec = { ...validSpec, template: { containers: [{ name: "sidecar", image: "fluent-bit:3", extra: deep }] } };
+    const decision = validatePodDecorations(pdRequest(spec));
+    expect(decision.response.status).toEqual({
+      code: 422,
+      reason: "Invalid",
+      message: "PodDecoration/logging: spec.template.containers[0].extra[0][0][0][0][0][0][0]...: Invalid value: nests deeper than 100 levels",
+    });
+    expect(defaultPodDecorations(pdRequest(spec)).response).toEqual({ uid: "u1", allowed: true });
+  });
+
   it("lets an object being deleted be updated even when it is invalid, so its finalizer can go", () => {
     const request = pdRequest({ ...validSpec, historyLimit: 0 }, { operation: "UPDATE" });
     (request.object as { metadata: Record<string, unknown> }).metadata.deletionTimestamp = "2026-11-21T00:00:00Z";
@@ -74,6 +88,15 @@ describe("CollaSet admission", () => {
   it("refuses a selector that does not match the template labels", () => {
     const decision = validateCollaSets(collaSet({ app: "other" }));
     expect(decision.response.status?.message).toBe("CollaSet/web: spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`");
+  });
+
+  it("refuses a CollaSet nested deeper than any is, without defaulting it", () => {
+    const request = collaSet({ app: "web" });
+    let deep: unknown = 1;
+    for (let level = 0; level < 20_000; level++) deep = { a: deep };
+    (request.object.spec as Record<string, unknown>).replicas = deep;
+    expect(validateCollaSets(request).response.status?.message).toMatch(/^CollaSet\/web: spec\.replicas\.a\.a(\.a)*\.\.\.: Invalid value: nests deeper than 100 levels$/);
+    expect(defaultCollaSets(request).response).toEqual({ uid: "u2", allowed: true });
   });
 
   it("defaults the upgrade policy", () => {
