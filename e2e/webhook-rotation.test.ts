@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { createCertificateAuthority, issueCertificate, type CertificateAuthority } from "../src/webhook/certificates.ts";
-import { clients, test } from "./support/cluster.ts";
+import { clients, eventually, test } from "./support/cluster.ts";
 import { startOperator, type Operator } from "./support/operator.ts";
 
 let dir: string;
@@ -68,16 +68,20 @@ describe("serving certificate rotation", () => {
       },
     });
 
+    const dryRunPod = () => core.createNamespacedPod({
+      namespace,
+      dryRun: "All",
+      body: { metadata: { generateName: "load-" }, spec: { containers: [{ name: "app", image: "app:1" }] } },
+    });
+    // The webhook's cache sees the decoration a moment after it is stored: load starts after that.
+    await eventually(async () => ((await dryRunPod()).spec?.containers.length === 2 ? true : undefined), 15_000, "the webhook to know the decoration");
+
     let running = true;
     const outcomes: string[] = [];
     const worker = async () => {
       while (running) {
         try {
-          const pod = await core.createNamespacedPod({
-            namespace,
-            dryRun: "All",
-            body: { metadata: { generateName: "load-" }, spec: { containers: [{ name: "app", image: "app:1" }] } },
-          });
+          const pod = await dryRunPod();
           outcomes.push(pod.spec?.containers.map((container) => container.name).join(",") ?? "");
         } catch (error) {
           outcomes.push(`error: ${error instanceof Error ? error.message : String(error)}`);
