@@ -42,6 +42,14 @@ function recordedRevisions(pod: V1Pod): { name: string; revision: string }[] {
   return JSON.parse(pod.metadata?.annotations?.["poddecoration.kusionstack.io/revisions"] ?? "null") as { name: string; revision: string }[];
 }
 
+/** Applies the decoration and waits until the webhook's cache has it (a dry-run pod gets the sidecar). */
+async function applyDecoration(namespace: string): Promise<void> {
+  const applied = await kubectl(["apply", "-f", "-"], decoration(namespace));
+  expect(applied.stderr).toBe("");
+  const body = { metadata: { generateName: "probe-", labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx:1.27" }] } };
+  await eventually(async () => (containerNames(await clients().core.createNamespacedPod({ namespace, body, dryRun: "All" })).includes("log-shipper") ? true : undefined), 15_000, "the webhook to know the decoration");
+}
+
 let operator: Operator;
 beforeAll(async () => {
   operator = await startOperator();
@@ -52,8 +60,7 @@ afterAll(async () => {
 
 describe("the pod webhook", () => {
   test("decorates a bare pod and a Deployment-style pod when they are created", async ({ namespace }) => {
-    const applied = await kubectl(["apply", "-f", "-"], decoration(namespace));
-    expect(applied.stderr).toBe("");
+    await applyDecoration(namespace);
 
     const run = await kubectl(["run", "bare", "-n", namespace, "--image=nginx:1.27", "--labels=app=web"]);
     expect(run.code).toBe(0);
@@ -92,7 +99,7 @@ describe("the pod webhook", () => {
   });
 
   test("shows the decorated pod on a server-side dry run and stores nothing", async ({ namespace }) => {
-    await kubectl(["apply", "-f", "-"], decoration(namespace));
+    await applyDecoration(namespace);
     const dryRun = await kubectl(["create", "--dry-run=server", "-o", "json", "-n", namespace, "-f", "-"], JSON.stringify({
       apiVersion: "v1",
       kind: "Pod",
@@ -123,7 +130,7 @@ describe("the pod webhook", () => {
   });
 
   test("adds nothing twice when another mutating webhook makes the API server re-invoke it", async ({ namespace }) => {
-    await kubectl(["apply", "-f", "-"], decoration(namespace));
+    await applyDecoration(namespace);
     const other = await otherWebhook(namespace);
     try {
       const { core } = clients();
