@@ -69,7 +69,7 @@ test-e2e: node_modules/.installed controlplane ## e2e tests against a real contr
 
 test: lint typecheck test-unit test-e2e ## lint, typecheck, unit and e2e tests
 
-bench: node_modules/.installed ## every DESIGN §9 benchmark side by side: bench-results.json and a Markdown table
+bench: node_modules/.installed controlplane ## every DESIGN §9 benchmark side by side: bench-results.json and a Markdown table
 	$(NODE) test/bench/run.ts
 
 clean: ## remove build output and local tools (not the cached control plane)

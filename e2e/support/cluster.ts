@@ -1,8 +1,6 @@
 // What every e2e test needs: clients for the run's control plane, kubectl, a fresh
 // namespace per test, and polling for things the cluster does asynchronously.
 import { execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import {
   AdmissionregistrationV1Api,
   ApiextensionsV1Api,
@@ -13,6 +11,9 @@ import {
   KubernetesObjectApi,
 } from "@kubernetes/client-node";
 import { inject, test as base } from "vitest";
+import { uniqueName } from "./polling.ts";
+
+export { eventually, uniqueName } from "./polling.ts";
 
 export function kubeConfig(): KubeConfig {
   const config = new KubeConfig();
@@ -59,26 +60,6 @@ export function kubectl(args: readonly string[], input?: string): Promise<Comman
     if (input !== undefined) child.stdin?.end(input);
     else child.stdin?.end();
   });
-}
-
-/** Polls until check returns a value other than undefined, or fails with the last reason. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 30_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await sleep(200);
-  }
-  throw new Error(`timed out after ${timeoutMs}ms waiting for ${what}${lastError === undefined ? "" : `: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)}`}`);
-}
-
-export function uniqueName(prefix: string): string {
-  return `${prefix}-${randomBytes(4).toString("hex")}`;
 }
 
 /** A test with its own namespace, deleted (with everything in it) when the test ends. */

@@ -1,151 +1,20 @@
-// Runs `pod-decorator serve` as a real child process against the run's control plane, with
-// the API server calling it over HTTPS at a loopback URL, exactly as `make demo` does.
-import { spawn, type ChildProcess } from "node:child_process";
-import { request as httpsRequest } from "node:https";
-import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
-import { setTimeout as sleep } from "node:timers/promises";
+// `pod-decorator serve` as a child process against the e2e run's control plane (see
+// serve-process.ts, which benchmarks share).
 import { inject } from "vitest";
-import { clients, eventually, uniqueName } from "./cluster.ts";
+import { kubeConfig } from "./cluster.ts";
+import { freePort, removeWebhookConfigurations as removeFrom, startServeProcess, type ServeProcess, type ServeProcessOptions } from "./serve-process.ts";
 
-const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
+export { freePort };
+export type Operator = ServeProcess;
+export type OperatorOptions = Omit<ServeProcessOptions, "kubeconfig"> & {
+  /** Another kubeconfig file (e.g. one pointing at a private API server); the run's by default. */
+  kubeconfig?: string;
+};
 
-export interface Operator {
-  port: number;
-  metricsPort: number;
-  child: ChildProcess;
-  /** Everything the process logged so far (JSON lines). */
-  logs(): string;
-  /** SIGTERM, wait for a clean exit; returns the exit code. */
-  stop(): Promise<number | null>;
-  /** Sends a signal (e.g. SIGKILL) and waits for the process to end. */
-  kill(signal: NodeJS.Signals): Promise<void>;
+export function startOperator(options: OperatorOptions = {}): Promise<Operator> {
+  return startServeProcess({ ...options, kubeconfig: options.kubeconfig ?? inject("kubeconfig") });
 }
 
-export interface OperatorOptions {
-  /** Extra flags; by default --self-signed with the webhook configurations pointing here. */
-  args?: readonly string[];
-  /** Replaces the TLS flags (e.g. certificate files). */
-  tlsArgs?: readonly string[];
-  /** Wait until the API server demonstrably calls this process (default true). */
-  waitForWebhook?: boolean;
-
-  /** Remove the webhook configurations when stopped, so later tests are not refused (default true). */
-  removeWebhookConfigurations?: boolean;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? done(address.port) : fail(new Error("no port"))));
-    });
-  });
-}
-
-export async function startOperator(options: OperatorOptions = {}): Promise<Operator> {
-  const [port, metricsPort] = [await freePort(), await freePort()];
-  const url = `https://127.0.0.1:${port}`;
-  const args = [
-    main, "serve",
-    `--kubeconfig=${inject("kubeconfig")}`,
-    "--webhook-host=127.0.0.1",
-    `--webhook-port=${port}`,
-    `--metrics-port=${metricsPort}`,
-    `--webhook-config-url=${url}`,
-    "--namespace=pod-decorator-system",
-    ...(options.tlsArgs ?? ["--self-signed"]),
-    ...(options.args ?? []),
-  ];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
-
-  const operator: Operator = {
-    port,
-    metricsPort,
-    child,
-    logs: () => output,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      const code = await exited;
-      if (options.removeWebhookConfigurations ?? true) await removeWebhookConfigurations();
-      return code;
-    },
-    async kill(signal) {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
-    },
-  };
-
-  try {
-    await eventually(async () => {
-      if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}:\n${output}`);
-      return (await readyz(port)) ? true : undefined;
-    }, 30_000, "pod-decorator serve to be ready");
-    if (options.waitForWebhook ?? true) await waitUntilCalled();
-  } catch (error) {
-    await operator.kill("SIGKILL");
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- serve output ---\n${output}`, { cause: error });
-  }
-  return operator;
-}
-
-export async function removeWebhookConfigurations(): Promise<void> {
-  const { admission } = clients();
-  await admission.deleteMutatingWebhookConfiguration({ name: "pod-decorator" }).catch(() => undefined);
-  await admission.deleteValidatingWebhookConfiguration({ name: "pod-decorator" }).catch(() => undefined);
-}
-
-function readyz(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    // The harness only asks whether it is up; the API server is what verifies the CA.
-    const request = httpsRequest({ host: "127.0.0.1", port, path: "/readyz", rejectUnauthorized: false, timeout: 2000 }, (response) => {
-      response.resume();
-      done(response.statusCode === 200);
-    });
-    request.on("error", () => done(false));
-    request.on("timeout", () => request.destroy());
-    request.end();
-  });
-}
-
-/**
- * The API server picks up webhook configurations after a short delay: a PodDecoration in a
- * throwaway namespace must show on a dry-run pod before the webhook counts as active.
- */
-async function waitUntilCalled(): Promise<void> {
-  const { core, custom } = clients();
-  const namespace = uniqueName("probe");
-  await core.createNamespace({ body: { metadata: { name: namespace } } });
-  try {
-    await custom.createNamespacedCustomObject({
-      group: "apps.kusionstack.io",
-      version: "v1alpha1",
-      namespace,
-      plural: "poddecorations",
-      body: {
-        apiVersion: "apps.kusionstack.io/v1alpha1",
-        kind: "PodDecoration",
-        metadata: { name: "probe" },
-        spec: { selector: {}, template: { metadata: [{ annotations: { "e2e.pod-decorator.io/probe": "yes" } }] } },
-      },
-    });
-    await eventually(async () => {
-      const pod = await core.createNamespacedPod({
-        namespace,
-        dryRun: "All",
-        body: { metadata: { name: "probe" }, spec: { containers: [{ name: "app", image: "registry.k8s.io/pause:3.10" }] } },
-      });
-      if (pod.metadata?.annotations?.["e2e.pod-decorator.io/probe"] === "yes") return true;
-      await sleep(100);
-      return undefined;
-    }, 30_000, "the API server to call the pod webhook");
-  } finally {
-    await core.deleteNamespace({ name: namespace }).catch(() => undefined);
-  }
+export function removeWebhookConfigurations(): Promise<void> {
+  return removeFrom(kubeConfig());
 }

@@ -19,6 +19,6 @@ export const sections: readonly BenchSection[] = [
   { key: "webhook", title: "webhook: load (autocannon)", script: "webhook.ts", args: ["--json"], cpus: "0" },
   { key: "controller", title: "controller: status pass", script: "status-pass.ts" },
   { key: "controller", title: "controller: informer cache memory", script: "informer-memory.ts" },
-  // Not built yet: "rollout" (100 CollaSet pods in place vs 100 bare pod patches on the real
-  // control plane) needs the CollaSet controller; its rows read "not measured" until then.
+  // Starts its own control plane (built on first use), serve and the node simulator.
+  { key: "rollout", title: "rollout: 100 CollaSet pods in place vs 100 bare pod patches", script: "rollout.ts" },
 ];

@@ -1,0 +1,301 @@
+// DESIGN §9 rollout target on a real control plane: a CollaSet of 100 pods decorated with a
+// sidecar (partition 0, maxUnavailable 10) moved to a new sidecar image in place, against 100
+// bare pods whose sidecar image is patched directly, at most 10 at a time, each slot reused
+// once the node runs the new image. Both run on the same simulated kubelet and are observed by
+// the same watch; the CollaSet run must keep every pod (same UIDs, instance ids 0..n-1).
+// Starts its own control plane, `pod-decorator serve` and the node simulator, and stops them.
+//   node test/bench/rollout.ts [--pods N] [--max-unavailable N] [--restart-delay-ms N] [--rounds N]
+import { mkdtemp, rm } from "node:fs/promises";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CoreV1Api } from "@kubernetes/client-node";
+import { startControlPlane, stopControlPlane } from "../../e2e/controlplane/controlplane.ts";
+import { startNodeSimulator, type NodeSimulator } from "../../e2e/support/node-simulator.ts";
+import { loadKubeConfigFile, startServeProcess, type ServeProcess } from "../../e2e/support/serve-process.ts";
+import { createKubeClient, type KubeClient } from "../../src/kube/client.ts";
+import type { KubeObject, Pod } from "../../src/kube/objects.ts";
+import { PodWatch, runsImage, specNames } from "../../e2e/support/pod-watch.ts";
+import { summarizeTimeline, type PodTimes, type TimelineSummary } from "./rollout-timeline.ts";
+
+const INSTANCE_ID = "collaset.kusionstack.io/instance-id";
+const REVISIONS = "poddecoration.kusionstack.io/revisions";
+const SIDECAR = "log-shipper";
+const image = (version: number) => `fluent-bit:v${version}`;
+
+interface Options {
+  pods: number;
+  maxUnavailable: number;
+  restartDelayMs: number;
+  rounds: number;
+}
+
+interface Phase {
+  seconds: number;
+  timeline: TimelineSummary;
+}
+
+interface CollaSetPhase extends Phase {
+  /** The collaset controller's reconciles during the rollout (from serve's metrics), by result. */
+  reconciles: Record<string, number>;
+  /** Mean wall ms of one collaset reconcile during the rollout. */
+  reconcileMeanMs: number;
+}
+
+export interface RolloutResult {
+  /** CollaSet seconds ÷ bare seconds (sums over the rounds). */
+  ratio: number;
+  collaSetSeconds: number;
+  bareSeconds: number;
+  pods: number;
+  maxUnavailable: number;
+  restartDelayMs: number;
+  rounds: { collaSet: CollaSetPhase; bare: Phase }[];
+  loadAverage1m: { atStart: number; atEnd: number };
+  cpus: number;
+}
+
+function option(name: string, fallback: number): number {
+  const index = process.argv.indexOf(name);
+  const value = index < 0 ? fallback : Number(process.argv[index + 1]);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name}: expected a whole number, got ${process.argv[index + 1]}`);
+  return value;
+}
+
+const seconds = (ms: number) => Math.round(ms / 10) / 100;
+
+async function createNamespace(kube: KubeClient, prefix: string): Promise<string> {
+  const name = `${prefix}-${Date.now().toString(36)}`;
+  await kube.config.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name } } });
+  return name;
+}
+
+/** Runs `task` over items with at most `concurrency` in flight. */
+async function pool<T>(items: readonly T[], concurrency: number, task: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  const worker = async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await task(item);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+/** Records, per pod uid, when the watch first saw the new image in the spec and then running. */
+function recordTimeline(watch: PodWatch, target: string, started: number): { times(): Map<string, PodTimes>; stop(): void } {
+  const spec = new Map<string, number>();
+  const running = new Map<string, number>();
+  const stop = watch.onPod((pod) => {
+    const uid = pod.metadata?.uid ?? "";
+    const now = performance.now() - started;
+    if (!spec.has(uid) && specNames(pod, SIDECAR, target)) spec.set(uid, now);
+    if (!running.has(uid) && runsImage(pod, SIDECAR, target)) running.set(uid, now);
+  });
+  return {
+    times: () => new Map([...running].map(([uid, runningAt]) => [uid, { specAt: spec.get(uid) ?? runningAt, runningAt }])),
+    stop,
+  };
+}
+
+async function scrapeCollaSetReconciles(serve: ServeProcess): Promise<{ results: Record<string, number>; seconds: number; count: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${serve.metricsPort}/metrics`)).text();
+  const results: Record<string, number> = {};
+  let sum = 0;
+  let count = 0;
+  for (const line of text.split("\n")) {
+    const total = /^controller_runtime_reconcile_total\{(?=[^}]*controller="collaset")(?=[^}]*result="([a-z_]+)")[^}]*\} (\S+)$/.exec(line);
+    if (total !== null) results[total[1]!] = Number(total[2]);
+    const time = /^controller_runtime_reconcile_time_seconds_(sum|count)\{[^}]*controller="collaset"[^}]*\} (\S+)$/.exec(line);
+    if (time?.[1] === "sum") sum = Number(time[2]);
+    if (time?.[1] === "count") count = Number(time[2]);
+  }
+  return { results, seconds: sum, count };
+}
+
+function collaSetManifest(namespace: string, replicas: number, maxUnavailable: number): KubeObject & { spec: object } {
+  return {
+    apiVersion: "apps.kusionstack.io/v1alpha1",
+    kind: "CollaSet",
+    metadata: { name: "web", namespace },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: "web" } },
+      template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx:1.27" }] } },
+      updateStrategy: { podUpgradePolicy: "InPlaceIfPossible", rollingUpdate: { maxUnavailable, byPartition: { partition: 0 } } },
+    },
+  };
+}
+
+function decorationManifest(namespace: string, version: number): KubeObject & { spec: object } {
+  return {
+    apiVersion: "apps.kusionstack.io/v1alpha1",
+    kind: "PodDecoration",
+    metadata: { name: "logging", namespace },
+    spec: {
+      selector: { matchLabels: { app: "web" } },
+      updateStrategy: { rollingUpdate: { partition: 0 } },
+      template: { containers: [{ name: SIDECAR, image: image(version) }] },
+    },
+  };
+}
+
+interface Decoration extends KubeObject {
+  metadata: NonNullable<KubeObject["metadata"]> & { generation?: number };
+  status?: { observedGeneration?: number; updatedRevision?: string };
+}
+
+async function collaSetRounds(kube: KubeClient<Decoration>, serve: ServeProcess, options: Options): Promise<{ namespace: string; watch: PodWatch; rollTo(version: number): Promise<CollaSetPhase> }> {
+  const namespace = await createNamespace(kube, "rollout-collaset");
+  const watch = await PodWatch.start(kube, namespace);
+  await kube.kusion.podDecorations.create(decorationManifest(namespace, 1) as Decoration);
+  await kube.kusion.collaSets.create(collaSetManifest(namespace, options.pods, options.maxUnavailable));
+  await watch.waitFor(() => {
+    const pods = watch.pods();
+    return pods.length === options.pods && pods.every((pod) => runsImage(pod, SIDECAR, image(1))) ? true : undefined;
+  }, 300_000, `${options.pods} CollaSet pods running the sidecar`);
+
+  const rollTo = async (version: number): Promise<CollaSetPhase> => {
+    const before = new Map(watch.pods().map((pod) => [pod.metadata?.uid ?? "", pod.metadata?.labels?.[INSTANCE_ID] ?? ""]));
+    const reconcilesBefore = await scrapeCollaSetReconciles(serve);
+    const started = performance.now();
+    const timeline = recordTimeline(watch, image(version), started);
+    await kube.kusion.podDecorations.mergePatch(namespace, "logging", { spec: { template: { containers: [{ name: SIDECAR, image: image(version) }] } } });
+    await watch.waitFor(() => {
+      const pods = watch.pods();
+      return pods.length === options.pods && pods.every((pod) => runsImage(pod, SIDECAR, image(version))) ? true : undefined;
+    }, 600_000, `${options.pods} CollaSet pods running ${image(version)}`);
+    const elapsed = performance.now() - started;
+    timeline.stop();
+    const reconcilesAfter = await scrapeCollaSetReconciles(serve);
+
+    // It must have been the rollout we meant: every pod kept (in place), each on the new revision.
+    const decoration = await kube.kusion.podDecorations.get(namespace, "logging");
+    const revision = decoration.status?.updatedRevision;
+    const pods = watch.pods();
+    const after = new Map(pods.map((pod) => [pod.metadata?.uid ?? "", pod.metadata?.labels?.[INSTANCE_ID] ?? ""]));
+    if (JSON.stringify([...after].sort()) !== JSON.stringify([...before].sort())) throw new Error("the CollaSet rollout replaced pods: UIDs or instance ids changed");
+    const ids = [...after.values()].map(Number).sort((a, b) => a - b);
+    if (ids.some((id, index) => id !== index)) throw new Error(`instance ids are not 0..${options.pods - 1}: ${ids.join(",")}`);
+    const expected = JSON.stringify([{ name: "logging", revision }]);
+    const wrong = pods.filter((pod) => pod.metadata?.annotations?.[REVISIONS] !== expected);
+    if (revision === undefined || wrong.length > 0) throw new Error(`${wrong.length} pods do not record the updated revision ${revision ?? "(none)"}`);
+
+    const results: Record<string, number> = {};
+    for (const [result, total] of Object.entries(reconcilesAfter.results)) results[result] = total - (reconcilesBefore.results[result] ?? 0);
+    const count = reconcilesAfter.count - reconcilesBefore.count;
+    return {
+      seconds: seconds(elapsed),
+      timeline: summarizeTimeline([...timeline.times().values()], options.maxUnavailable),
+      reconciles: results,
+      reconcileMeanMs: count === 0 ? 0 : Math.round(((reconcilesAfter.seconds - reconcilesBefore.seconds) / count) * 10_000) / 10,
+    };
+  };
+  return { namespace, watch, rollTo };
+}
+
+function barePod(namespace: string, index: number): Pod {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: `bare-${index}`, namespace, labels: { app: "bare" } },
+    spec: { containers: [{ name: SIDECAR, image: image(1) }, { name: "app", image: "nginx:1.27" }] },
+  };
+}
+
+async function bareRounds(kube: KubeClient, options: Options): Promise<{ namespace: string; watch: PodWatch; rollTo(version: number): Promise<Phase> }> {
+  const namespace = await createNamespace(kube, "rollout-bare");
+  const watch = await PodWatch.start(kube, namespace);
+  const indexes = Array.from({ length: options.pods }, (_, index) => index);
+  await pool(indexes, options.maxUnavailable, async (index) => {
+    await kube.core.pods.create(barePod(namespace, index));
+  });
+  await watch.waitFor(() => {
+    const pods = watch.pods();
+    return pods.length === options.pods && pods.every((pod) => runsImage(pod, SIDECAR, image(1))) ? true : undefined;
+  }, 300_000, `${options.pods} bare pods running`);
+
+  const rollTo = async (version: number): Promise<Phase> => {
+    const before = watch.pods().map((pod) => pod.metadata?.uid ?? "").sort();
+    const started = performance.now();
+    const timeline = recordTimeline(watch, image(version), started);
+    // The same budget as maxUnavailable: a slot is taken by a patch and freed when the node runs the image.
+    await pool(indexes, options.maxUnavailable, async (index) => {
+      const name = `bare-${index}`;
+      await kube.core.pods.jsonPatch(namespace, name, [
+        { op: "test", path: "/spec/containers/0/name", value: SIDECAR },
+        { op: "replace", path: "/spec/containers/0/image", value: image(version) },
+      ]);
+      await watch.waitFor(() => {
+        const pod = watch.get(name);
+        return pod !== undefined && runsImage(pod, SIDECAR, image(version)) ? true : undefined;
+      }, 120_000, `${name} running ${image(version)}`);
+    });
+    const elapsed = performance.now() - started;
+    timeline.stop();
+    const after = watch.pods().map((pod) => pod.metadata?.uid ?? "").sort();
+    if (JSON.stringify(after) !== JSON.stringify(before)) throw new Error("bare pods changed identity during the patches");
+    return { seconds: seconds(elapsed), timeline: summarizeTimeline([...timeline.times().values()], options.maxUnavailable) };
+  };
+  return { namespace, watch, rollTo };
+}
+
+export async function benchRollout(options: Options, log: (line: string) => void): Promise<RolloutResult> {
+  const loadAtStart = loadavg()[0]!;
+  const dir = await mkdtemp(join(tmpdir(), "pod-decorator-bench-rollout-"));
+  let serve: ServeProcess | undefined;
+  let simulator: NodeSimulator | undefined;
+  const watches: PodWatch[] = [];
+  try {
+    const plane = await startControlPlane(dir, { ownerPid: process.pid, crds: [fileURLToPath(new URL("../../config/crd/", import.meta.url))], log });
+    serve = await startServeProcess({ kubeconfig: plane.kubeconfig, args: ["--log-level=warn"] });
+    const config = loadKubeConfigFile(plane.kubeconfig);
+    const kube = createKubeClient<Decoration>(config);
+    simulator = await startNodeSimulator({ config, restartDelayMs: options.restartDelayMs });
+    log("control plane, serve and node simulator running");
+
+    const collaSet = await collaSetRounds(kube, serve, options);
+    watches.push(collaSet.watch);
+    log(`${options.pods} CollaSet pods running`);
+    const bare = await bareRounds(kube, options);
+    watches.push(bare.watch);
+    log(`${options.pods} bare pods running`);
+
+    const rounds: RolloutResult["rounds"] = [];
+    for (let round = 0; round < options.rounds; round++) {
+      const version = round + 2;
+      const collaSetPhase = await collaSet.rollTo(version);
+      log(`round ${round + 1}: CollaSet ${collaSetPhase.seconds}s (${JSON.stringify(collaSetPhase.reconciles)} reconciles, mean ${collaSetPhase.reconcileMeanMs} ms)`);
+      const barePhase = await bare.rollTo(version);
+      log(`round ${round + 1}: bare ${barePhase.seconds}s`);
+      rounds.push({ collaSet: collaSetPhase, bare: barePhase });
+    }
+    const collaSetSeconds = seconds(rounds.reduce((sum, round) => sum + round.collaSet.seconds * 1000, 0));
+    const bareSeconds = seconds(rounds.reduce((sum, round) => sum + round.bare.seconds * 1000, 0));
+    return {
+      ratio: Math.round((collaSetSeconds / bareSeconds) * 100) / 100,
+      collaSetSeconds,
+      bareSeconds,
+      pods: options.pods,
+      maxUnavailable: options.maxUnavailable,
+      restartDelayMs: options.restartDelayMs,
+      rounds,
+      loadAverage1m: { atStart: loadAtStart, atEnd: loadavg()[0]! },
+      cpus: availableParallelism(),
+    };
+  } finally {
+    for (const watch of watches) await watch.stop();
+    await simulator?.stop();
+    await serve?.stop();
+    await stopControlPlane(dir);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  const options: Options = {
+    pods: option("--pods", 100),
+    maxUnavailable: option("--max-unavailable", 10),
+    restartDelayMs: option("--restart-delay-ms", 100),
+    rounds: option("--rounds", 2),
+  };
+  const result = await benchRollout(options, (line) => console.error(`rollout: ${line}`));
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
