@@ -2,9 +2,9 @@
 // serve-process.ts, which benchmarks share).
 import { inject } from "vitest";
 import { kubeConfig } from "./cluster.ts";
-import { freePort, removeWebhookConfigurations as removeFrom, startServeProcess, type ServeProcess, type ServeProcessOptions } from "./serve-process.ts";
+import { freePort, removeWebhookConfigurations as removeFrom, startServeProcess, troubleLines, type ServeProcess, type ServeProcessOptions } from "./serve-process.ts";
 
-export { freePort };
+export { freePort, troubleLines };
 export type Operator = ServeProcess;
 export type OperatorOptions = Omit<ServeProcessOptions, "kubeconfig"> & {
   /** Another kubeconfig file (e.g. one pointing at a private API server); the run's by default. */
