@@ -189,7 +189,11 @@ describe("CollaSet", () => {
     await apply(collaSet(namespace, { replicas: 3, env: "green" }).replace("nginx:1.27", "nginx:1.28"));
     const recreated = await settledPods(namespace, 3, (list) => list.every((pod) => !inPlace.some((old) => old.uid === pod.uid)), "recreation");
     expect(recreated.map((pod) => pod.id)).toEqual(["0", "1", "2"]);
-    const status = await collaSetStatus(namespace);
+    // The controller writes status after it has seen the last pod become available: poll for it.
+    const status = await eventually(async () => {
+      const current = await collaSetStatus(namespace);
+      return current.availableReplicas === 3 ? current : undefined;
+    }, 30_000, "the status to count three available pods");
     expect(status).toMatchObject({ replicas: 3, updatedReplicas: 3, availableReplicas: 3, observedGeneration: status.generation });
     expect(status.currentRevision).toBe(status.updatedRevision);
   });

@@ -1,7 +1,7 @@
 // A kubelet stand-in for e2e tests and the demo — it simulates a node, never the API server.
 // Pods of the namespaces it serves are bound to a fake Node, reported Running and Ready, and
 // an image changed in place is reported running after `restartDelayMs`, as a kubelet does once
-// it has restarted the container. Pods being deleted are removed for good (the kubelet's final
+// it has restarted the container (simulated-containers.ts keeps what runs). Pods being deleted are removed for good (the kubelet's final
 // delete with grace period 0), which finalizers may still hold back.
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { pino } from "pino";
@@ -12,6 +12,7 @@ import { isNotFound } from "../../src/kube/errors.ts";
 import { restListWatch } from "../../src/kube/list-watch.ts";
 import { splitKey, type Pod } from "../../src/kube/objects.ts";
 import { resources } from "../../src/kube/resources.ts";
+import { newPodMemory, sameStatuses, stepContainers, type PodMemory } from "./simulated-containers.ts";
 
 export interface NodeSimulatorOptions {
   config: KubeConfig;
@@ -42,8 +43,8 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     listWatch: restListWatch<Pod>(client.rest, resources.pods, options.namespace === undefined ? {} : { namespace: options.namespace }),
     logger: pino({ level: "silent" }),
   });
-  /** When the simulator first saw each container's current spec image differ from what runs. */
-  const imageChangeSeen = new Map<string, { image: string; at: number }>();
+  /** What runs in each pod (by uid): the node's own knowledge, which a stale cache cannot roll back. */
+  const nodeMemory = new Map<string, PodMemory>();
   const finalDeletes = new Set<string>();
 
   const reconcile = async (key: string) => {
@@ -67,40 +68,13 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     }
     if (spec.nodeName !== nodeName) return undefined;
 
+    const uid = pod.metadata?.uid ?? "";
+    let memory = nodeMemory.get(uid);
+    if (memory === undefined) nodeMemory.set(uid, (memory = newPodMemory()));
     const now = Date.now();
-    let wakeIn: number | undefined;
-    const previous = new Map((pod.status?.containerStatuses ?? []).map((status) => [status.name, status]));
-    const startedAt = new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z");
-    const containerStatuses = spec.containers.map((container) => {
-      const before = previous.get(container.name);
-      const image = container.image ?? "";
-      let running = before?.image ?? image;
-      let restartCount = before?.restartCount ?? 0;
-      if (running !== image) {
-        const seenKey = `${pod.metadata?.uid ?? ""}/${container.name}`;
-        const seen = imageChangeSeen.get(seenKey);
-        const at = seen?.image === image ? seen.at : now;
-        imageChangeSeen.set(seenKey, { image, at });
-        if (now - at >= restartDelayMs) {
-          running = image;
-          restartCount++;
-          imageChangeSeen.delete(seenKey);
-        } else {
-          wakeIn = Math.min(wakeIn ?? Number.POSITIVE_INFINITY, restartDelayMs - (now - at));
-        }
-      }
-      return {
-        name: container.name,
-        image: running,
-        imageID: `simulated://${running}`,
-        ready: true,
-        started: true,
-        restartCount,
-        state: { running: { startedAt: running === before?.image ? (before.state?.running?.startedAt ?? startedAt) : startedAt } },
-      };
-    });
-    const changed = pod.status?.phase !== "Running" || JSON.stringify(containerStatuses) !== JSON.stringify(pod.status.containerStatuses ?? []);
-    if (changed) {
+    const { statuses: containerStatuses, wakeInMs } = stepContainers(memory, spec.containers, pod.status?.containerStatuses, now, restartDelayMs);
+    if (pod.status?.phase !== "Running" || !sameStatuses(pod.status.containerStatuses, containerStatuses)) {
+      const startedAt = new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z");
       const transition = pod.status?.conditions?.find((condition) => condition.type === "Ready")?.lastTransitionTime ?? startedAt;
       const conditions = ["PodScheduled", "Initialized", "ContainersReady", "Ready"].map((type) => ({ type, status: "True", lastTransitionTime: transition }));
       await client.core.pods.mergePatchStatus(namespace, name, {
@@ -109,12 +83,12 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
         if (!isNotFound(error)) throw error;
       });
     }
-    return wakeIn === undefined ? undefined : { requeueAfter: wakeIn };
+    return wakeInMs === undefined ? undefined : { requeueAfter: wakeInMs };
   };
 
   const controller = new Controller({ name: "simulated-kubelet", reconcile, workers: 4, waitForSync: [informer] });
   const enqueue = (pod: Pod) => controller.enqueue(`${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`);
-  informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, pod) => enqueue(pod) });
+  informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, pod) => enqueue(pod), onDelete: (pod) => nodeMemory.delete(pod.metadata?.uid ?? "") });
   const informerDone = informer.run(stop.signal);
   const controllerDone = controller.start(stop.signal);
   return {

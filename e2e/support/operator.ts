@@ -2,9 +2,9 @@
 // serve-process.ts, which benchmarks and the demo share).
 import { inject } from "vitest";
 import { kubeConfig } from "./cluster.ts";
-import { freePort, removeWebhookConfigurations as removeFrom, startServeProcess, type ServeProcess, type ServeProcessOptions } from "./serve-process.ts";
+import { freePort, removeWebhookConfigurations as removeFrom, startServeProcess, troubleLines, type ServeProcess, type ServeProcessOptions } from "./serve-process.ts";
 
-export { freePort };
+export { freePort, troubleLines };
 export type Operator = ServeProcess;
 export type OperatorOptions = Omit<ServeProcessOptions, "kubeconfig" | "adminKubeconfig"> & {
   /** serve's kubeconfig, i.e. its identity and API server (default: the run's admin kubeconfig). */

@@ -180,3 +180,8 @@ async function waitUntilCalled(config: KubeConfig): Promise<void> {
     await core.deleteNamespace({ name: namespace }).catch(() => undefined);
   }
 }
+
+/** The warnings and errors a serve process logged (the last `limit`), for a failed test's output. */
+export function troubleLines(logs: string, limit = 60): string {
+  return logs.split("\n").filter((line) => /"level":(40|50|60)/.test(line)).slice(-limit).join("\n");
+}

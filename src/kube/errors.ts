@@ -5,6 +5,7 @@ interface StatusBody {
   reason?: string;
   message?: string;
   code?: number;
+  details?: { causes?: readonly unknown[] };
 }
 
 function statusBody(error: unknown): StatusBody | undefined {
@@ -58,4 +59,13 @@ export function isAlreadyExists(error: unknown): boolean {
 export function isGone(error: unknown): boolean {
   const reason = statusReason(error);
   return statusCode(error) === 410 || reason === "Expired" || reason === "Gone";
+}
+
+/**
+ * A JSON Patch that did not apply to the stored object (a `test` that no longer holds, a path
+ * that is gone): the API server answers 422 without causes, where a validation error lists
+ * them. The object is not what the patch was computed from.
+ */
+export function isJsonPatchNotApplied(error: unknown): boolean {
+  return statusCode(error) === 422 && (statusBody(error)?.details?.causes ?? []).length === 0;
 }

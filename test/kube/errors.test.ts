@@ -1,6 +1,6 @@
 import { ApiException } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { isAlreadyExists, isConflict, isGone, isNotFound, statusCode, statusMessage, statusReason } from "../../src/kube/errors.ts";
+import { isAlreadyExists, isConflict, isGone, isJsonPatchNotApplied, isNotFound, statusCode, statusMessage, statusReason } from "../../src/kube/errors.ts";
 
 const status = (code: number, reason: string, message = `${reason} happened`) =>
   new ApiException(code, "HTTP error", JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code, reason, message }), {});
@@ -31,5 +31,15 @@ describe("API error helpers", () => {
     expect(statusMessage(new Error("socket hang up"))).toBe("socket hang up");
     expect(isNotFound("nope")).toBe(false);
     expect(isGone({ statusCode: 410 })).toBe(true);
+  });
+
+  it("tell a JSON Patch that did not apply from a validation error", () => {
+    // What kube-apiserver answers for a failed `test` operation, byte for byte.
+    const notApplied = new ApiException(422, "HTTP error", '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server rejected our request due to an error in our request","reason":"Invalid","details":{},"code":422}', {});
+    const invalid = new ApiException(422, "HTTP error", JSON.stringify({
+      kind: "Status", code: 422, reason: "Invalid", message: 'Pod "web-1" is invalid: spec.containers[0].image: Required value',
+      details: { name: "web-1", kind: "Pod", causes: [{ reason: "FieldValueRequired", message: "Required value", field: "spec.containers[0].image" }] },
+    }), {});
+    expect([isJsonPatchNotApplied(notApplied), isJsonPatchNotApplied(invalid), isJsonPatchNotApplied(status(409, "Conflict"))]).toEqual([true, false, false]);
   });
 });

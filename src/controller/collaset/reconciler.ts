@@ -12,7 +12,7 @@ import type { DecorationRevision } from "../../decoration/decorate.ts";
 import type { DecorationToApply } from "../../decoration/render.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
 import { DecorationError, storedRevision, updatedRevisions, type DecorationSource } from "../../decoration/updated-revisions.ts";
-import { isConflict, isNotFound, statusCode, statusMessage } from "../../kube/errors.ts";
+import { isConflict, isJsonPatchNotApplied, isNotFound, statusCode, statusMessage } from "../../kube/errors.ts";
 import { controllerOf, splitKey, type ControllerRevision, type KubeObject, type Pod } from "../../kube/objects.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
 import { canonicalJson } from "../../revision/canonical-json.ts";
@@ -55,6 +55,18 @@ export interface CollaSetReconcilerOptions {
 
 /** A write the API server refused for what it is (4xx other than conflicts): retrying will not help. */
 class Refused extends Error {}
+
+/** A write that failed for a passing reason (the API server or a webhook unavailable): retried with backoff. */
+class WriteFailed extends Error {}
+
+/**
+ * A write that lost a race: the pod changed since the cache showed it (a guarding `test` no
+ * longer holds, a precondition conflicts). The change that won will show in the cache and
+ * requeue the CollaSet; it is neither a failure nor worth an event.
+ */
+function lostRace(error: unknown): boolean {
+  return isConflict(error) || isJsonPatchNotApplied(error);
+}
 
 export class CollaSetReconciler {
   readonly #options: CollaSetReconcilerOptions;
@@ -128,13 +140,15 @@ export class CollaSetReconciler {
     if (plan.waiting.length > 0) this.#options.logger.debug({ key, reason: `waiting for revisions: ${plan.waiting.join("; ")}` });
     const failures = await this.#execute(key, cached, plan.actions);
     const refused = failures.find((failure) => failure instanceof Refused);
+    const retryable = failures.find((failure) => !(failure instanceof Refused));
     const status = desiredCollaSetStatus({
       collaSet: cached,
       pods,
       updatedRevision: stored.name,
       collisionCount,
       blocked: plan.blocked,
-      failure: refused?.message,
+      // A write that will be retried failed all the same: the status says so until one succeeds.
+      failure: (refused ?? retryable)?.message,
       now: new Date(this.#options.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
     });
     try {
@@ -146,7 +160,6 @@ export class CollaSetReconciler {
     }
     await this.#prune(cached, history, stored.name, status, pods);
 
-    const retryable = failures.find((failure) => !(failure instanceof Refused));
     if (retryable !== undefined) throw retryable;
     // A refused write is retried slowly: the cause (a webhook, a quota) may go away by itself.
     if (refused !== undefined) return { requeueAfter: 30_000 };
@@ -189,8 +202,8 @@ export class CollaSetReconciler {
         try {
           await this.#act(key, collaSet, action);
         } catch (error) {
-          if (isNotFound(error)) continue;
-          failures.push(error instanceof Error ? error : new Error(String(error)));
+          if (isNotFound(error) || lostRace(error)) continue;
+          failures.push(error instanceof Refused ? error : new WriteFailed(`${describe(action)}: ${statusMessage(error)}`, { cause: error }));
         }
       }
     };
@@ -245,6 +258,7 @@ export class CollaSetReconciler {
         }
         const { namespace = "", name = "", resourceVersion } = action.pod.metadata ?? {};
         const finalizers = action.pod.metadata?.finalizers;
+        // A lost race here has deleted nothing yet: #execute lets it go, the winner's event requeues us.
         await client.jsonPatch(namespace, name, [
           { op: "test", path: "/metadata/resourceVersion", value: resourceVersion },
           finalizers === undefined
@@ -261,7 +275,7 @@ export class CollaSetReconciler {
           await client.jsonPatch(namespace, name, action.operations);
         } catch (error) {
           // The resourceVersion test failed: the pod changed since the cache showed it; the change will requeue us.
-          if (statusCode(error) === 422 && /test/i.test(statusMessage(error))) return;
+          if (lostRace(error)) return;
           throw this.#refusal(collaSet, "FailedUpdate", `updating pod ${name} in place`, error);
         }
         expectations.expect(key, () => this.#options.pods.get(namespace, name)?.metadata?.resourceVersion !== resourceVersion);
@@ -280,10 +294,10 @@ export class CollaSetReconciler {
     });
   }
 
-  /** A 4xx answer (but a conflict) is the API server's verdict: an Event and a condition, not a hot retry. */
+  /** A 4xx answer (but a lost race) is the API server's verdict: an Event and a condition, not a hot retry. */
   #refusal(collaSet: CachedCollaSet, reason: string, what: string, error: unknown, message = statusMessage(error)): Error {
     const code = statusCode(error);
-    if (error !== undefined && (code === undefined || code >= 500 || code === 429 || isConflict(error))) {
+    if (error !== undefined && (code === undefined || code >= 500 || code === 429 || lostRace(error))) {
       return error instanceof Error ? error : new Error(statusMessage(error));
     }
     this.#options.events.record(collaSet, "Warning", reason, `${what}: ${message}`);
@@ -325,5 +339,24 @@ export class CollaSetReconciler {
       if (revision !== undefined) inUse.add(revision);
     }
     await this.#revisions.prune(collaSet.metadata.namespace ?? "", history, updated, collaSet.spec.historyLimit ?? 20, inUse);
+  }
+}
+
+/** What an action was doing, for a failure's message. */
+function describe(action: Action): string {
+  const pod = action.kind === "create" ? "" : (action.pod.metadata?.name ?? "");
+  switch (action.kind) {
+    case "create":
+      return `creating instance ${action.instanceId}`;
+    case "delete":
+      return `deleting pod ${pod}`;
+    case "label":
+      return `labelling pod ${pod} as instance ${action.instanceId}`;
+    case "release":
+      return `releasing pod ${pod}`;
+    case "recreate":
+      return `recreating pod ${pod}`;
+    case "in-place":
+      return `updating pod ${pod} in place`;
   }
 }

@@ -89,7 +89,7 @@ export class MaxOfRateLimiter implements RateLimiter {
   }
 }
 
-/** client-go's DefaultControllerRateLimiter. */
-export function defaultControllerRateLimiter(clock: Clock): RateLimiter {
-  return new MaxOfRateLimiter(new ItemExponentialFailureRateLimiter(5, 1_000_000), new BucketRateLimiter(10, 100, clock));
+/** client-go's DefaultControllerRateLimiter; `maxBackoffMs` lowers its per-item cap of 1000 s. */
+export function defaultControllerRateLimiter(clock: Clock, maxBackoffMs = 1_000_000): RateLimiter {
+  return new MaxOfRateLimiter(new ItemExponentialFailureRateLimiter(5, maxBackoffMs), new BucketRateLimiter(10, 100, clock));
 }

@@ -70,4 +70,10 @@ describe("MaxOfRateLimiter and the controller default", () => {
     for (let item = 0; item < 100; item++) expect(limiter.when(`k${item}`)).toBe(5);
     expect(limiter.when("k100")).toBeCloseTo(100);
   });
+
+  it("caps the per-item backoff at 1000 s, or lower when asked", () => {
+    const fail = (limiter: ReturnType<typeof defaultControllerRateLimiter>) => Array.from({ length: 30 }, () => limiter.when("x")).at(-1);
+    expect(fail(defaultControllerRateLimiter(new FakeClock()))).toBe(1_000_000);
+    expect(fail(defaultControllerRateLimiter(new FakeClock(), 30_000))).toBe(30_000);
+  });
 });

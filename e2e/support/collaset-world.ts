@@ -1,0 +1,267 @@
+// A CollaSet `web` decorated by a PodDecoration `logging`, as the reliability tests build
+// it, and the one end state every such test must reach: exactly the pods asked for, instance
+// ids 0..n-1, every pod on the updated template and decoration revisions and running them,
+// nothing left terminating, and both statuses saying so.
+import type { V1Pod } from "@kubernetes/client-node";
+import { expect } from "vitest";
+import { isAvailable } from "../../src/controller/collaset/pod-state.ts";
+import type { Pod } from "../../src/kube/objects.ts";
+import { clients, eventually, kubectl } from "./cluster.ts";
+
+export const INSTANCE_ID = "collaset.kusionstack.io/instance-id";
+export const TEMPLATE_REVISION = "controller-revision-hash";
+export const REVISIONS = "poddecoration.kusionstack.io/revisions";
+export const RECREATE_FINALIZER = "collaset.kusionstack.io/recreate";
+const kusion = { group: "apps.kusionstack.io", version: "v1alpha1" };
+
+export interface CollaSetOptions {
+  replicas: number;
+  maxUnavailable: number;
+  paused?: boolean;
+  env?: string;
+}
+
+export function collaSetYaml(namespace: string, options: CollaSetOptions): string {
+  return `
+apiVersion: apps.kusionstack.io/v1alpha1
+kind: CollaSet
+metadata:
+  name: web
+  namespace: ${namespace}
+spec:
+  replicas: ${options.replicas}
+  paused: ${options.paused ?? false}
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: app
+          image: nginx:1.27
+          env:
+            - name: MODE
+              value: ${options.env ?? "blue"}
+  updateStrategy:
+    podUpgradePolicy: InPlaceIfPossible
+    rollingUpdate:
+      maxUnavailable: ${options.maxUnavailable}
+      byPartition:
+        partition: 0
+`;
+}
+
+/** Sidecars as `name=image`, in the order the decoration lists them. */
+export function decorationYaml(namespace: string, sidecars: readonly string[]): string {
+  const containers = sidecars.map((sidecar) => {
+    const [name, image] = sidecar.split("=");
+    return `      - name: ${name}\n        image: ${image}\n`;
+  });
+  return `
+apiVersion: apps.kusionstack.io/v1alpha1
+kind: PodDecoration
+metadata:
+  name: logging
+  namespace: ${namespace}
+spec:
+  selector:
+    matchLabels:
+      app: web
+  updateStrategy:
+    rollingUpdate:
+      partition: 0
+  template:
+    containers:
+${containers.join("")}`;
+}
+
+export async function apply(yaml: string): Promise<void> {
+  const result = await kubectl(["apply", "-f", "-"], yaml);
+  expect(result.stderr).toBe("");
+  expect(result.code).toBe(0);
+}
+
+export function isCollaSetPod(pod: Pod | V1Pod): boolean {
+  return pod.metadata?.ownerReferences?.some((owner) => owner.controller === true && owner.kind === "CollaSet" && owner.name === "web") === true;
+}
+
+export async function collaSetPods(namespace: string): Promise<Pod[]> {
+  const list = await clients().core.listNamespacedPod({ namespace });
+  return (JSON.parse(JSON.stringify(list.items)) as Pod[]).filter(isCollaSetPod);
+}
+
+export function sidecarsOf(pod: Pod): string[] {
+  return (pod.spec?.containers ?? []).filter((container) => container.name !== "app").map((container) => `${container.name}=${container.image ?? ""}`);
+}
+
+interface CollaSetObject {
+  metadata: { generation: number; uid: string };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    updatedReplicas?: number;
+    updatedReadyReplicas?: number;
+    updatedAvailableReplicas?: number;
+    currentRevision?: string;
+    updatedRevision?: string;
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
+}
+
+interface DecorationObject {
+  metadata: { generation: number };
+  status?: {
+    observedGeneration?: number;
+    currentRevision?: string;
+    updatedRevision?: string;
+    matchedPods?: number;
+    injectedPods?: number;
+    updatedPods?: number;
+    updatedReadyPods?: number;
+    details?: { collaSet?: string; affectedReplicas?: number; pods?: { name: string; revision?: string; escaped?: boolean }[] }[];
+    conditions?: { type: string; status: string; reason?: string }[];
+  };
+}
+
+export async function readCollaSet(namespace: string): Promise<CollaSetObject> {
+  return (await clients().custom.getNamespacedCustomObject({ ...kusion, plural: "collasets", namespace, name: "web" })) as CollaSetObject;
+}
+
+export async function readDecoration(namespace: string): Promise<DecorationObject> {
+  return (await clients().custom.getNamespacedCustomObject({ ...kusion, plural: "poddecorations", namespace, name: "logging" })) as DecorationObject;
+}
+
+export interface ExpectedEnd {
+  replicas: number;
+  sidecars: readonly string[];
+  /** Bare pods the decoration matches: decorated by the webhook (on the updated revision, ready), or admitted undecorated. */
+  others?: { decorated: number; undecorated: number };
+}
+
+/** What the end state looks like, reduced to what must hold (names of offending pods listed). */
+async function endState(namespace: string): Promise<unknown> {
+  const [pods, collaSet, decoration] = await Promise.all([collaSetPods(namespace), readCollaSet(namespace), readDecoration(namespace)]);
+  const cls = collaSet.status ?? {};
+  const pd = decoration.status ?? {};
+  const expectedRevisions = JSON.stringify([{ name: "logging", revision: pd.updatedRevision }]);
+  const names = (predicate: (pod: Pod) => boolean) => pods.filter(predicate).map((pod) => pod.metadata?.name ?? "").sort();
+  const condition = (type: string) => {
+    const found = cls.conditions?.find((entry) => entry.type === type);
+    return found === undefined ? "missing" : `${found.status}/${found.reason ?? ""}`;
+  };
+  return {
+    pods: {
+      count: pods.length,
+      ids: pods.map((pod) => Number(pod.metadata?.labels?.[INSTANCE_ID])).sort((a, b) => a - b).join(","),
+      terminating: names((pod) => pod.metadata?.deletionTimestamp != null),
+      heldByRecreateFinalizer: names((pod) => (pod.metadata?.finalizers ?? []).includes(RECREATE_FINALIZER)),
+      offTemplateRevision: names((pod) => pod.metadata?.labels?.[TEMPLATE_REVISION] !== cls.updatedRevision),
+      offDecorationRevision: names((pod) => pod.metadata?.annotations?.[REVISIONS] !== expectedRevisions),
+      sidecars: [...new Set(pods.map((pod) => sidecarsOf(pod).join(",")))],
+      unavailable: names((pod) => !isAvailable(pod)),
+    },
+    collaSet: {
+      observedCurrentGeneration: cls.observedGeneration === collaSet.metadata.generation,
+      replicas: cls.replicas,
+      readyReplicas: cls.readyReplicas,
+      availableReplicas: cls.availableReplicas,
+      updatedReplicas: cls.updatedReplicas,
+      updatedReadyReplicas: cls.updatedReadyReplicas,
+      updatedAvailableReplicas: cls.updatedAvailableReplicas,
+      currentIsUpdated: cls.currentRevision !== undefined && cls.currentRevision === cls.updatedRevision,
+      ready: condition("Ready"),
+      replicaFailure: condition("ReplicaFailure"),
+    },
+    decoration: {
+      observedCurrentGeneration: pd.observedGeneration === decoration.metadata.generation,
+      currentIsUpdated: pd.currentRevision !== undefined && pd.currentRevision === pd.updatedRevision,
+      matchedPods: pd.matchedPods,
+      injectedPods: pd.injectedPods,
+      updatedPods: pd.updatedPods,
+      updatedReadyPods: pd.updatedReadyPods,
+      details: (pd.details ?? []).map((detail) => ({
+        collaSet: detail.collaSet,
+        affectedReplicas: detail.affectedReplicas,
+        onUpdatedRevision: detail.pods?.filter((pod) => pod.revision === pd.updatedRevision).length,
+        escaped: detail.pods?.filter((pod) => pod.escaped === true).map((pod) => pod.name) ?? [],
+      })),
+      ready: (pd.conditions ?? []).filter((entry) => entry.status !== "True").map((entry) => `${entry.type}=${entry.status}/${entry.reason ?? ""}`),
+    },
+  };
+}
+
+function expectedEndState(expected: ExpectedEnd): unknown {
+  const n = expected.replicas;
+  const { decorated, undecorated } = expected.others ?? { decorated: 0, undecorated: 0 };
+  return {
+    pods: {
+      count: n,
+      ids: Array.from({ length: n }, (_, id) => id).join(","),
+      terminating: [],
+      heldByRecreateFinalizer: [],
+      offTemplateRevision: [],
+      offDecorationRevision: [],
+      sidecars: [expected.sidecars.join(",")],
+      unavailable: [],
+    },
+    collaSet: {
+      observedCurrentGeneration: true,
+      replicas: n,
+      readyReplicas: n,
+      availableReplicas: n,
+      updatedReplicas: n,
+      updatedReadyReplicas: n,
+      updatedAvailableReplicas: n,
+      currentIsUpdated: true,
+      ready: "True/Updated",
+      replicaFailure: "False/None",
+    },
+    decoration: {
+      observedCurrentGeneration: true,
+      currentIsUpdated: true,
+      matchedPods: n + decorated + undecorated,
+      injectedPods: n + decorated,
+      updatedPods: n + decorated,
+      updatedReadyPods: n + decorated,
+      details: [{ collaSet: "web", affectedReplicas: n, onUpdatedRevision: n, escaped: [] }],
+      ready: [],
+    },
+  };
+}
+
+/** Waits until the end state holds exactly; on timeout fails with the difference. Returns how long it took. */
+export async function expectConverged(namespace: string, expected: ExpectedEnd, timeoutMs = 90_000): Promise<number> {
+  const want = expectedEndState(expected);
+  const started = Date.now();
+  let last: unknown;
+  try {
+    await eventually(async () => {
+      last = await endState(namespace);
+      return JSON.stringify(last) === JSON.stringify(want) ? true : undefined;
+    }, timeoutMs, "the end state");
+  } catch {
+    expect(last, `not converged within ${timeoutMs} ms`).toEqual(want);
+  }
+  return Date.now() - started;
+}
+
+/** Waits until the CollaSet's pods are all available with these sidecars (a starting point, not an end check). */
+export async function waitSettled(namespace: string, replicas: number, sidecars: readonly string[]): Promise<Pod[]> {
+  return eventually(async () => {
+    const pods = await collaSetPods(namespace);
+    const settled = pods.length === replicas && pods.every((pod) => isAvailable(pod) && sidecarsOf(pod).join(",") === sidecars.join(","));
+    return settled ? pods : undefined;
+  }, 90_000, `${replicas} settled pods with ${sidecars.join(",")}`);
+}
+
+/** serve keeps its leader-election Lease in its own namespace, which the chart would create. */
+export async function ensureOperatorNamespace(): Promise<void> {
+  await clients().core.createNamespace({ body: { metadata: { name: "pod-decorator-system" } } }).catch((error: unknown) => {
+    if ((error as { code?: number }).code !== 409) throw error;
+  });
+}

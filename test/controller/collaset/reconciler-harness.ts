@@ -1,0 +1,150 @@
+// The CollaSet reconciler over real caches and a scripted stand-in for its writes: every write
+// that succeeds shows in the caches at once (as a watch would, instantly), and a test can make
+// the next write of a kind fail with a given API error. No API server: this is for what the
+// reconciler decides and reports, which the e2e tests check against the real one.
+import { ApiException } from "@kubernetes/client-node";
+import jsonpatch from "fast-json-patch";
+import { pino } from "pino";
+import type { CollaSet } from "../../../src/api/collaset.ts";
+import type { CachedCollaSet } from "../../../src/controller/collaset/reconciler.ts";
+import { CollaSetReconciler } from "../../../src/controller/collaset/reconciler.ts";
+import { Cache } from "../../../src/controller/runtime/cache.ts";
+import { Expectations } from "../../../src/controller/runtime/expectations.ts";
+import { FakeClock } from "../../../src/controller/runtime/fake-clock.ts";
+import { objectKey, type ControllerRevision, type KubeObject, type Pod } from "../../../src/kube/objects.ts";
+import type { JsonPatchOperation } from "../../../src/kube/patch.ts";
+
+export type Write = "pods.create" | "pods.delete" | "pods.jsonPatch" | "collaSets.replaceStatus";
+
+export function apiError(code: number, body: object): ApiException<string> {
+  return new ApiException(code, "HTTP error", JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code, ...body }), {});
+}
+
+/** What kube-apiserver answers for a JSON Patch whose `test` fails. */
+export const patchNotApplied = () => apiError(422, { reason: "Invalid", message: "the server rejected our request due to an error in our request", details: {} });
+/** What it answers for a pod create while a webhook with failurePolicy Fail cannot be reached. */
+export const webhookUnreachable = () =>
+  apiError(500, { reason: "InternalError", message: 'Internal error occurred: failed calling webhook "pods.pod-decorator.kusionstack.io": failed to call webhook: connect: connection refused' });
+
+export class ReconcilerHarness {
+  readonly clock = new FakeClock();
+  readonly collaSets = new Cache<CachedCollaSet>();
+  readonly pods = new Cache<Pod>();
+  readonly revisions = new Cache<ControllerRevision>();
+  readonly events: { type: string; reason: string; message: string }[] = [];
+  readonly writes: string[] = [];
+  readonly reconciler: CollaSetReconciler;
+  readonly #failures = new Map<Write, Error[]>();
+  #version = 1;
+
+  constructor() {
+    const stored = <T extends KubeObject>(cache: Cache<T>, object: T): T => {
+      const copy = structuredClone(object);
+      copy.metadata = { ...copy.metadata, resourceVersion: String(++this.#version) };
+      cache.upsert(copy);
+      return copy;
+    };
+    this.reconciler = new CollaSetReconciler({
+      collaSets: this.collaSets,
+      pods: this.pods,
+      revisions: this.revisions,
+      decorations: { decorations: () => [], revisionData: () => undefined },
+      client: {
+        collaSets: {
+          replaceStatus: (object) => this.#write("collaSets.replaceStatus", object.metadata?.name ?? "", () => stored(this.collaSets, object)),
+        },
+        pods: {
+          create: (pod) =>
+            this.#write("pods.create", pod.metadata?.generateName ?? "", () => {
+              const name = `${pod.metadata?.generateName ?? ""}${this.#version + 1}`;
+              return stored(this.pods, { ...pod, metadata: { ...pod.metadata, name, uid: `uid-${name}`, creationTimestamp: new Date(this.clock.now()).toISOString() } });
+            }),
+          delete: (namespace, name) =>
+            this.#write("pods.delete", name, () => {
+              const pod = this.pods.get(namespace, name)!;
+              // Held by finalizers: marked for deletion; otherwise gone.
+              if ((pod.metadata?.finalizers ?? []).length > 0) stored(this.pods, { ...pod, metadata: { ...pod.metadata, deletionTimestamp: new Date(this.clock.now()).toISOString() } });
+              else this.pods.delete(objectKey(pod));
+            }),
+          jsonPatch: (namespace, name, operations) => this.#write("pods.jsonPatch", name, () => stored(this.pods, applyOperations(this.pods.get(namespace, name)!, operations))),
+        },
+        controllerRevisions: {
+          create: (revision) => Promise.resolve(stored(this.revisions, revision)),
+          jsonPatch: (namespace, name, operations) => Promise.resolve(stored(this.revisions, applyOperations(this.revisions.get(namespace, name)!, operations))),
+          delete: (namespace, name) => {
+            this.revisions.delete(`${namespace}/${name}`);
+            return Promise.resolve();
+          },
+        },
+      },
+      dryRunCreate: () => Promise.resolve({ valid: true }),
+      events: { record: (_object, type, reason, message) => this.events.push({ type, reason, message }) },
+      expectations: new Expectations({ clock: this.clock }),
+      clock: this.clock,
+      logger: pino({ level: "silent" }),
+    });
+  }
+
+  /** The next write of this kind fails with error (each call queues one failure). */
+  failNext(write: Write, error: Error): void {
+    this.#failures.set(write, [...(this.#failures.get(write) ?? []), error]);
+  }
+
+  applyCollaSet(collaSet: CollaSet): CachedCollaSet {
+    const previous = this.collaSets.get(collaSet.metadata.namespace, collaSet.metadata.name ?? "");
+    const generation = (previous?.metadata.generation ?? 0) + 1;
+    const object = structuredClone({ ...collaSet, metadata: { ...collaSet.metadata, uid: "uid-collaset", generation }, status: previous?.status }) as CachedCollaSet;
+    object.metadata.resourceVersion = String(++this.#version);
+    this.collaSets.upsert(object);
+    return object;
+  }
+
+  /** Plays the kubelet: every pod ready and running the images its spec names. */
+  runPods(): void {
+    for (const pod of this.pods.list()) {
+      const status = {
+        phase: "Running",
+        conditions: [{ type: "Ready", status: "True" }],
+        containerStatuses: (pod.spec?.containers ?? []).map((container) => ({ name: container.name, image: container.image ?? "", imageID: "", ready: true, restartCount: 0 })),
+      };
+      this.pods.upsert({ ...pod, metadata: { ...pod.metadata, resourceVersion: String(++this.#version) }, status });
+    }
+  }
+
+  /** The CollaSet's status as last written. */
+  status(namespace: string, name: string): CachedCollaSet["status"] {
+    return this.collaSets.get(namespace, name)?.status;
+  }
+
+  async #write<T>(write: Write, target: string, perform: () => T): Promise<T> {
+    const failure = this.#failures.get(write)?.shift();
+    this.writes.push(`${write} ${target}${failure === undefined ? "" : " (failed)"}`);
+    if (failure !== undefined) throw failure;
+    return Promise.resolve(perform());
+  }
+}
+
+function applyOperations<T extends object>(object: T, operations: readonly JsonPatchOperation[]): T {
+  try {
+    return jsonpatch.applyPatch(structuredClone(object), operations as jsonpatch.Operation[], true, false).newDocument;
+  } catch {
+    throw patchNotApplied();
+  }
+}
+
+export function collaSet(options: { replicas: number; image?: string; env?: string; maxUnavailable?: number }): CollaSet {
+  return {
+    apiVersion: "apps.kusionstack.io/v1alpha1",
+    kind: "CollaSet",
+    metadata: { name: "web", namespace: "ns" },
+    spec: {
+      replicas: options.replicas,
+      selector: { matchLabels: { app: "web" } },
+      template: {
+        metadata: { labels: { app: "web" } },
+        spec: { containers: [{ name: "app", image: options.image ?? "nginx:1.27", env: [{ name: "MODE", value: options.env ?? "blue" }] }] },
+      },
+      updateStrategy: { rollingUpdate: { maxUnavailable: options.maxUnavailable ?? 1 } },
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { apiError, collaSet, patchNotApplied, ReconcilerHarness, webhookUnreachable } from "./reconciler-harness.ts";
+
+const replicaFailure = (harness: ReconcilerHarness) => harness.status("ns", "web")?.conditions?.find((condition) => condition.type === "ReplicaFailure");
+
+/** A CollaSet with `replicas` running pods, synced. */
+async function running(replicas: number, options: { maxUnavailable?: number } = {}): Promise<ReconcilerHarness> {
+  const harness = new ReconcilerHarness();
+  harness.applyCollaSet(collaSet({ replicas, ...options }));
+  await harness.reconciler.reconcile("ns/web");
+  harness.runPods();
+  await harness.reconciler.reconcile("ns/web");
+  expect(harness.pods.list("ns")).toHaveLength(replicas);
+  return harness;
+}
+
+describe("CollaSet reconciler: writes that fail", () => {
+  it("reports a write that will be retried in ReplicaFailure, with what it was doing", async () => {
+    const harness = new ReconcilerHarness();
+    harness.applyCollaSet(collaSet({ replicas: 1 }));
+    harness.failNext("pods.create", webhookUnreachable());
+    await expect(harness.reconciler.reconcile("ns/web")).rejects.toThrow(/creating instance 0: Internal error occurred: failed calling webhook/);
+    expect(replicaFailure(harness)).toMatchObject({ status: "True", reason: "WriteFailed", message: expect.stringMatching(/^creating instance 0: Internal error occurred: failed calling webhook/) as unknown });
+
+    // The next attempt succeeds: the condition clears.
+    await harness.reconciler.reconcile("ns/web");
+    expect(harness.pods.list("ns")).toHaveLength(1);
+    expect(replicaFailure(harness)).toMatchObject({ status: "False", reason: "None" });
+  });
+
+  it("lets an in-place update that lost a race to another writer go quietly: no event, no failure, no slow retry", async () => {
+    const harness = await running(1);
+    harness.applyCollaSet(collaSet({ replicas: 1, image: "nginx:1.28" }));
+    harness.failNext("pods.jsonPatch", patchNotApplied());
+    expect(await harness.reconciler.reconcile("ns/web")).toBeUndefined();
+    expect(harness.events.filter((event) => event.type === "Warning")).toEqual([]);
+    expect(replicaFailure(harness)).toMatchObject({ status: "False" });
+
+    // The change that won requeues the CollaSet; this time the update goes through.
+    await harness.reconciler.reconcile("ns/web");
+    expect(harness.pods.list("ns").map((pod) => pod.spec?.containers[0]?.image)).toEqual(["nginx:1.28"]);
+  });
+
+  it("lets a recreation whose finalizer patch lost a race go quietly, having deleted nothing", async () => {
+    const harness = await running(1);
+    harness.applyCollaSet(collaSet({ replicas: 1, env: "green" }));
+    harness.failNext("pods.jsonPatch", patchNotApplied());
+    expect(await harness.reconciler.reconcile("ns/web")).toBeUndefined();
+    expect(harness.writes.filter((write) => write.startsWith("pods.delete"))).toEqual([]);
+    expect(replicaFailure(harness)).toMatchObject({ status: "False" });
+
+    await harness.reconciler.reconcile("ns/web");
+    expect(harness.pods.list("ns").map((pod) => pod.metadata?.deletionTimestamp != null)).toEqual([true]);
+  });
+
+  it("still reports a refused in-place update as the API server's verdict", async () => {
+    const harness = await running(1);
+    harness.applyCollaSet(collaSet({ replicas: 1, image: "nginx:1.28" }));
+    harness.failNext("pods.jsonPatch", apiError(422, {
+      reason: "Invalid", message: 'Pod "web-2" is invalid: spec: Forbidden: pod updates may not change fields other than ...',
+      details: { name: "web-2", kind: "Pod", causes: [{ reason: "FieldValueForbidden", field: "spec" }] },
+    }));
+    expect(await harness.reconciler.reconcile("ns/web")).toEqual({ requeueAfter: 30_000 });
+    expect(harness.events.filter((event) => event.type === "Warning").map((event) => event.reason)).toEqual(["FailedUpdate"]);
+    expect(replicaFailure(harness)).toMatchObject({ status: "True", reason: "WriteFailed", message: expect.stringMatching(/^updating pod web-\d+ in place: Pod "web-2" is invalid/) as unknown });
+  });
+});
