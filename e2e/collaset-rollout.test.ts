@@ -4,6 +4,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { clients, eventually, kubeConfig, kubectl, test } from "./support/cluster.ts";
 import { startNodeSimulator, type NodeSimulator } from "./support/node-simulator.ts";
+import { apply, collaSetYaml as collaSet } from "./support/collaset-world.ts";
 import { startOperator, type Operator } from "./support/operator.ts";
 
 const INSTANCE_ID = "collaset.kusionstack.io/instance-id";
@@ -30,44 +31,6 @@ afterAll(async () => {
   await simulator.stop();
   expect(await operator.stop()).toBe(0);
 });
-
-async function apply(yaml: string): Promise<void> {
-  const result = await kubectl(["apply", "-f", "-"], yaml);
-  expect(result.stderr).toBe("");
-  expect(result.code).toBe(0);
-}
-
-function collaSet(namespace: string, options: { replicas: number; maxUnavailable?: number; env?: string; policy?: string; partition?: number }): string {
-  return `
-apiVersion: apps.kusionstack.io/v1alpha1
-kind: CollaSet
-metadata:
-  name: web
-  namespace: ${namespace}
-spec:
-  replicas: ${options.replicas}
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-        - name: app
-          image: nginx:1.27
-          env:
-            - name: MODE
-              value: ${options.env ?? "blue"}
-  updateStrategy:
-    podUpgradePolicy: ${options.policy ?? "InPlaceIfPossible"}
-    rollingUpdate:
-      maxUnavailable: ${options.maxUnavailable ?? 1}
-      byPartition:
-        partition: ${options.partition ?? 0}
-`;
-}
 
 function decoration(namespace: string, options: { image: string; partition?: number; canary?: string; extraSidecar?: boolean }): string {
   const rollingUpdate = options.canary !== undefined

@@ -73,6 +73,22 @@ async function createPod(namespace: string, name: string, owner?: { kind: string
   });
 }
 
+/** A CollaSet that makes no pods of its own: the test creates pods it owns by hand. */
+async function pausedCollaSet(namespace: string): Promise<{ metadata: { uid: string } }> {
+  return (await clients().custom.createNamespacedCustomObject({
+    group: "apps.kusionstack.io",
+    version: "v1alpha1",
+    namespace,
+    plural: "collasets",
+    body: {
+      apiVersion: "apps.kusionstack.io/v1alpha1",
+      kind: "CollaSet",
+      metadata: { name: "web" },
+      spec: { replicas: 0, paused: true, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx:1.27" }] } } },
+    },
+  })) as { metadata: { uid: string } };
+}
+
 let operator: Operator;
 beforeAll(async () => {
   operator = await startOperator();
@@ -117,19 +133,8 @@ describe("the PodDecoration controller", () => {
   });
 
   test("counts CollaSet, Deployment-style and bare pods, with per-CollaSet details", async ({ namespace }) => {
-    const { custom, core } = clients();
-    const collaSet = (await custom.createNamespacedCustomObject({
-      group: "apps.kusionstack.io",
-      version: "v1alpha1",
-      namespace,
-      plural: "collasets",
-      body: {
-        apiVersion: "apps.kusionstack.io/v1alpha1",
-        kind: "CollaSet",
-        metadata: { name: "web" },
-        spec: { replicas: 0, paused: true, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx:1.27" }] } } },
-      },
-    })) as { metadata: { uid: string } };
+    const { core } = clients();
+    const collaSet = await pausedCollaSet(namespace);
     await apply(manifest(namespace, "logging", "fluent-bit:v1"));
     const decorated = await settled(namespace, "logging", (pd) => pd.status?.updatedRevision !== undefined, "the first revision");
     const revision = decorated.status!.updatedRevision!;
@@ -166,18 +171,7 @@ describe("the PodDecoration controller", () => {
 
   test("holds a deleted decoration until no CollaSet pod carries it, then its revisions go", async ({ namespace }) => {
     const { custom, core } = clients();
-    const collaSet = (await custom.createNamespacedCustomObject({
-      group: "apps.kusionstack.io",
-      version: "v1alpha1",
-      namespace,
-      plural: "collasets",
-      body: {
-        apiVersion: "apps.kusionstack.io/v1alpha1",
-        kind: "CollaSet",
-        metadata: { name: "web" },
-        spec: { replicas: 0, paused: true, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx:1.27" }] } } },
-      },
-    })) as { metadata: { uid: string } };
+    const collaSet = await pausedCollaSet(namespace);
     await apply(manifest(namespace, "logging", "fluent-bit:v1"));
     await settled(namespace, "logging", (pd) => pd.metadata.finalizers?.includes("poddecoration.kusionstack.io/protection") === true && pd.status?.updatedRevision !== undefined, "the finalizer");
     await createPod(namespace, "web-0", { apiVersion: "apps.kusionstack.io/v1alpha1", kind: "CollaSet", name: "web", uid: collaSet.metadata.uid });

@@ -16,9 +16,12 @@ const kusion = { group: "apps.kusionstack.io", version: "v1alpha1" };
 
 export interface CollaSetOptions {
   replicas: number;
-  maxUnavailable: number;
+  maxUnavailable?: number;
   paused?: boolean;
   env?: string;
+  policy?: string;
+  /** The template's own partition. */
+  partition?: number;
 }
 
 export function collaSetYaml(namespace: string, options: CollaSetOptions): string {
@@ -46,11 +49,11 @@ spec:
             - name: MODE
               value: ${options.env ?? "blue"}
   updateStrategy:
-    podUpgradePolicy: InPlaceIfPossible
+    podUpgradePolicy: ${options.policy ?? "InPlaceIfPossible"}
     rollingUpdate:
-      maxUnavailable: ${options.maxUnavailable}
+      maxUnavailable: ${options.maxUnavailable ?? 1}
       byPartition:
-        partition: 0
+        partition: ${options.partition ?? 0}
 `;
 }
 

@@ -155,7 +155,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     metrics: dependencies.metrics,
   });
   logger.info("controllers starting");
-  await Promise.all([podDecorations.run(leadership), collaSetsController.run(leadership)]);
+  await Promise.all([podDecorations.start(leadership), collaSetsController.start(leadership)]);
   await informers.stopped();
   logger.info("controllers stopped");
 }

@@ -45,7 +45,7 @@ export interface CollaSetControllerOptions {
  */
 export const MAX_RETRY_BACKOFF_MS = 30_000;
 
-export function collaSetController(options: CollaSetControllerOptions): { controller: Controller; run(signal: AbortSignal): Promise<void> } {
+export function collaSetController(options: CollaSetControllerOptions): Controller {
   const { collaSets, revisions, pods, decorations, decorationRevisions } = options.informers;
   const reconciler = new CollaSetReconciler({
     collaSets: collaSets.cache,
@@ -76,44 +76,33 @@ export function collaSetController(options: CollaSetControllerOptions): { contro
     for (const key of keys) controller.enqueue(key);
   };
 
-  const detach: (() => void)[] = [];
-  detach.push(collaSets.addEventHandler({
+  controller.watch(collaSets, {
     onAdd: (collaSet) => enqueue(objectKey(collaSet)),
     onUpdate: (_old, collaSet) => enqueue(objectKey(collaSet)),
     onDelete: (collaSet) => enqueue(objectKey(collaSet)),
-  }));
+  });
   const revisionOwner = (revision: ControllerRevision) => {
     const owner = controllerOf(revision);
     if (owner?.kind === "CollaSet") enqueue(`${revision.metadata?.namespace ?? ""}/${owner.name}`);
   };
-  detach.push(revisions.addEventHandler({ onAdd: revisionOwner, onUpdate: (_old, revision) => revisionOwner(revision), onDelete: revisionOwner }));
+  controller.watch(revisions, { onAdd: revisionOwner, onUpdate: (_old, revision) => revisionOwner(revision), onDelete: revisionOwner });
   const podChanged = (pod: Pod) => {
     const owner = collaSetKeyOfPod(pod);
     if (owner !== undefined) enqueue(owner);
     else enqueueAll(collaSetKeysForForeignPod(collaSets.cache, decorations.cache.list(pod.metadata?.namespace ?? ""), pod));
   };
-  detach.push(pods.addEventHandler({ onAdd: podChanged, onUpdate: (old, pod) => { podChanged(old); podChanged(pod); }, onDelete: podChanged }));
-  detach.push(decorations.addEventHandler({
+  controller.watch(pods, { onAdd: podChanged, onUpdate: (old, pod) => { podChanged(old); podChanged(pod); }, onDelete: podChanged });
+  controller.watch(decorations, {
     onAdd: (decoration) => enqueueAll(collaSetKeysForDecoration(collaSets.cache, decoration)),
     onUpdate: (old, decoration) => enqueueAll(collaSetKeysForDecoration(collaSets.cache, old, decoration)),
     onDelete: (decoration) => enqueueAll(collaSetKeysForDecoration(collaSets.cache, decoration)),
-  }));
+  });
   // A decoration revision becoming available can unblock pods waiting to be made of it.
   const decorationRevisionOwner = (revision: ControllerRevision) => {
     const owner = controllerOf(revision);
     const decoration = owner?.kind === "PodDecoration" ? decorations.cache.get(revision.metadata?.namespace, owner.name) : undefined;
     if (decoration !== undefined) enqueueAll(collaSetKeysForDecoration(collaSets.cache, decoration));
   };
-  detach.push(decorationRevisions.addEventHandler({ onAdd: decorationRevisionOwner, onUpdate: (_old, revision) => decorationRevisionOwner(revision) }));
-
-  return {
-    controller,
-    async run(signal) {
-      try {
-        await controller.start(signal);
-      } finally {
-        for (const remove of detach) remove();
-      }
-    },
-  };
+  controller.watch(decorationRevisions, { onAdd: decorationRevisionOwner, onUpdate: (_old, revision) => decorationRevisionOwner(revision) });
+  return controller;
 }

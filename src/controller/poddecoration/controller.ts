@@ -23,13 +23,7 @@ export interface PodDecorationControllerOptions {
   workers?: number;
 }
 
-export interface RunnableController {
-  controller: Controller;
-  /** Runs until signal aborts, then detaches from the informers. */
-  run(signal: AbortSignal): Promise<void>;
-}
-
-export function podDecorationController(options: PodDecorationControllerOptions): RunnableController {
+export function podDecorationController(options: PodDecorationControllerOptions): Controller {
   const { decorations, revisions, pods } = options.informers;
   const reconciler = new PodDecorationReconciler({
     decorations: decorations.cache,
@@ -52,29 +46,19 @@ export function podDecorationController(options: PodDecorationControllerOptions)
   });
   const enqueue = (key: string) => controller.enqueue(key);
 
-  const detach: (() => void)[] = [];
-  detach.push(decorations.addEventHandler({
+  controller.watch(decorations, {
     onAdd: (decoration) => enqueue(objectKey(decoration)),
     onUpdate: (_old, decoration) => enqueue(objectKey(decoration)),
     onDelete: (decoration) => enqueue(objectKey(decoration)),
-  }));
+  });
   const ownerKey = (revision: ControllerRevision) => {
     const owner = controllerOf(revision);
     if (owner !== undefined && isPodDecorationsKeyed(owner)) enqueue(`${revision.metadata?.namespace ?? ""}/${owner.name}`);
   };
-  detach.push(revisions.addEventHandler({ onAdd: ownerKey, onUpdate: (_old, revision) => ownerKey(revision), onDelete: ownerKey }));
+  controller.watch(revisions, { onAdd: ownerKey, onUpdate: (_old, revision) => ownerKey(revision), onDelete: ownerKey });
   const podKeys = (...changed: Pod[]) => {
     for (const key of podDecorationKeysForPod(decorations.cache, changed)) enqueue(key);
   };
-  detach.push(pods.addEventHandler({ onAdd: (pod) => podKeys(pod), onUpdate: (old, pod) => podKeys(old, pod), onDelete: (pod) => podKeys(pod) }));
-  return {
-    controller,
-    async run(signal) {
-      try {
-        await controller.start(signal);
-      } finally {
-        for (const remove of detach) remove();
-      }
-    },
-  };
+  controller.watch(pods, { onAdd: (pod) => podKeys(pod), onUpdate: (old, pod) => podKeys(old, pod), onDelete: (pod) => podKeys(pod) });
+  return controller;
 }

@@ -5,7 +5,7 @@ import { pino, type Logger } from "pino";
 import type { Registry } from "prom-client";
 import { statusMessage } from "../../kube/errors.ts";
 import { realClock, type Clock } from "./clock.ts";
-import { waitForCacheSync } from "./informer.ts";
+import { waitForCacheSync, type EventHandler } from "./informer.ts";
 import { noControllerMetrics, RuntimeMetrics, type ControllerMetrics, type ReconcileResult } from "./metrics.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { WorkQueue } from "./work-queue.ts";
@@ -44,6 +44,7 @@ export class Controller {
   readonly #metrics: ControllerMetrics;
   readonly #clock: Clock;
   readonly #syncs: readonly { hasSynced(): boolean }[];
+  readonly #detach: (() => void)[] = [];
   #started = false;
 
   constructor(options: ControllerOptions) {
@@ -69,6 +70,11 @@ export class Controller {
     this.queue.add(key);
   }
 
+  /** Adds an informer's event handler (it should only enqueue keys) for as long as the controller runs. */
+  watch<T>(informer: { addEventHandler(handler: EventHandler<T>): () => void }, handler: EventHandler<T>): void {
+    this.#detach.push(informer.addEventHandler(handler));
+  }
+
   /**
    * Waits for the caches, runs the workers until signal aborts, then lets in-flight reconciles
    * finish (keys still queued are left to whoever runs next) and resolves.
@@ -87,6 +93,7 @@ export class Controller {
     } finally {
       signal.removeEventListener("abort", stop);
       this.queue.shutDown();
+      for (const detach of this.#detach.splice(0)) detach();
     }
   }
 

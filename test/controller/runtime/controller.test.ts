@@ -4,6 +4,7 @@ import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { Controller, type Reconcile } from "../../../src/controller/runtime/controller.ts";
 import { FakeClock, settle } from "../../../src/controller/runtime/fake-clock.ts";
+import type { EventHandler } from "../../../src/controller/runtime/informer.ts";
 
 function logSink() {
   const lines: Record<string, unknown>[] = [];
@@ -159,6 +160,23 @@ describe("Controller", () => {
     // Keys still queued at stop are not started.
     expect(calls).toEqual(["a", "b"]);
     expect(controller.queue.shuttingDown()).toBe(true);
+  });
+
+  it("maps informer events to keys while it runs, and detaches its handlers when it stops", async () => {
+    const clock = new FakeClock();
+    const { reconcile, calls } = scriptedReconcile();
+    const handlers = new Set<EventHandler<{ metadata: { name: string } }>>();
+    const informer = { addEventHandler: (handler: EventHandler<{ metadata: { name: string } }>) => (handlers.add(handler), () => handlers.delete(handler)) };
+    const controller = new Controller({ name: "test", reconcile, clock });
+    controller.watch(informer, { onAdd: (object) => controller.enqueue(object.metadata.name) });
+    const stop = new AbortController();
+    const running = controller.start(stop.signal);
+    for (const handler of handlers) handler.onAdd?.({ metadata: { name: "a" } });
+    await settle();
+    expect(calls).toEqual(["a"]);
+    stop.abort();
+    await running;
+    expect(handlers.size).toBe(0);
   });
 
   it("logs one JSON line per failure with controller, key and reason", async () => {
