@@ -12,7 +12,7 @@ import type { EventRecorder } from "../runtime/event-recorder.ts";
 import { Expectations } from "../runtime/expectations.ts";
 import type { Informer } from "../runtime/informer.ts";
 import type { RuntimeMetrics } from "../runtime/metrics.ts";
-import { defaultControllerRateLimiter } from "../runtime/rate-limiter.ts";
+import { defaultControllerRateLimiter, MAX_RETRY_BACKOFF_MS } from "../runtime/rate-limiter.ts";
 import { serverDryRun } from "../server-dry-run.ts";
 import { collaSetKeyOfPod, collaSetKeysForDecoration, collaSetKeysForForeignPod } from "./mappers.ts";
 import { CollaSetReconciler, type CachedCollaSet } from "./reconciler.ts";
@@ -36,14 +36,6 @@ export interface CollaSetControllerOptions {
   metrics?: RuntimeMetrics;
   workers?: number;
 }
-
-/**
- * The longest a failing CollaSet waits for its next attempt. Failures that pass by themselves
- * (an unreachable webhook refusing every pod create) leave no event behind when they end, and
- * nothing resyncs: with client-go's 1000 s cap a long outage would be followed by minutes of
- * idleness. Refused writes are retried at this pace too.
- */
-export const MAX_RETRY_BACKOFF_MS = 30_000;
 
 export function collaSetController(options: CollaSetControllerOptions): Controller {
   const { collaSets, revisions, pods, decorations, decorationRevisions } = options.informers;

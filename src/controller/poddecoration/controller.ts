@@ -12,6 +12,7 @@ import { Controller } from "../runtime/controller.ts";
 import type { EventRecorder } from "../runtime/event-recorder.ts";
 import type { Informer } from "../runtime/informer.ts";
 import type { RuntimeMetrics } from "../runtime/metrics.ts";
+import { defaultControllerRateLimiter, MAX_RETRY_BACKOFF_MS } from "../runtime/rate-limiter.ts";
 
 export interface PodDecorationControllerOptions {
   informers: { decorations: Informer<CachedDecoration>; revisions: Informer<ControllerRevision>; pods: Informer<Pod> };
@@ -39,6 +40,7 @@ export function podDecorationController(options: PodDecorationControllerOptions)
     name: "poddecoration",
     reconcile: reconciler.reconcile,
     workers: options.workers ?? 2,
+    rateLimiter: defaultControllerRateLimiter(options.clock, MAX_RETRY_BACKOFF_MS),
     logger: options.logger,
     clock: options.clock,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),

@@ -89,6 +89,14 @@ export class MaxOfRateLimiter implements RateLimiter {
   }
 }
 
+/**
+ * The longest a failing key waits for its next attempt in our controllers. Failures that pass
+ * by themselves (an unreachable webhook refusing every pod create) leave no event behind when
+ * they end, and nothing resyncs: with client-go's 1000 s cap a long outage would be followed
+ * by minutes of idleness.
+ */
+export const MAX_RETRY_BACKOFF_MS = 30_000;
+
 /** client-go's DefaultControllerRateLimiter; `maxBackoffMs` lowers its per-item cap of 1000 s. */
 export function defaultControllerRateLimiter(clock: Clock, maxBackoffMs = 1_000_000): RateLimiter {
   return new MaxOfRateLimiter(new ItemExponentialFailureRateLimiter(5, maxBackoffMs), new BucketRateLimiter(10, 100, clock));
