@@ -39,7 +39,7 @@ export function decoratePod(pod: Pod, decorations: readonly PodDecoration[], rev
   for (;;) {
     const changed = changedLabelKeys(pod, round.rendered.pod);
     // Only a decoration whose selector reads a changed label can have started to match.
-    const affected = decorations.some((decoration) => !chosen.has(decoration) && [...selectorKeys(decoration.spec.selector)].some((key) => changed.has(key)));
+    const affected = decorations.some((decoration) => !chosen.has(decoration) && readsAny(decoration, changed));
     if (!affected) break;
     const joining = selectApplicable(round.rendered.pod, decorations).apply.filter((decoration) => !chosen.has(decoration));
     if (joining.length === 0) break;
@@ -70,6 +70,11 @@ function render(pod: Pod, chosen: ReadonlySet<PodDecoration>, revisionFor: Revis
     toApply.push({ name, namespace: decoration.metadata.namespace, creationTimestamp: decoration.metadata.creationTimestamp, ...revision });
   }
   return { rendered: renderPod(pod, toApply), warnings };
+}
+
+function readsAny(decoration: PodDecoration, labelKeys: ReadonlySet<string>): boolean {
+  for (const key of selectorKeys(decoration.spec.selector)) if (labelKeys.has(key)) return true;
+  return false;
 }
 
 function changedLabelKeys(before: Pod, after: Pod): Set<string> {

@@ -17,11 +17,26 @@ export interface RecordedRevision {
 const LABEL_NAME_PART_MAX = 63;
 const PREFIX_NAME_PART = DECORATION_LABEL_PREFIX.slice(DECORATION_LABEL_PREFIX.indexOf("/") + 1);
 
+// Every pod a decoration applies to records the same key: it is derived once per name. Bounded,
+// so that a long-lived webhook seeing decorations come and go cannot grow it without limit.
+const labelKeys = new Map<string, string>();
+const LABEL_KEYS_KEPT = 4096;
+
 /**
  * `poddecoration.kusionstack.io/pd-<name>` when that is a valid label key; for names too long
  * for the 63-character name part, a truncated name and a hash of the full name.
  */
 export function decorationLabelKey(decorationName: string): string {
+  let key = labelKeys.get(decorationName);
+  if (key === undefined) {
+    if (labelKeys.size >= LABEL_KEYS_KEPT) labelKeys.clear();
+    key = deriveLabelKey(decorationName);
+    labelKeys.set(decorationName, key);
+  }
+  return key;
+}
+
+function deriveLabelKey(decorationName: string): string {
   const simple = `${DECORATION_LABEL_PREFIX}${decorationName}`;
   if (isQualifiedName(simple)) return simple;
   const bounded = boundedLabelValue(decorationName, LABEL_NAME_PART_MAX - PREFIX_NAME_PART.length);
