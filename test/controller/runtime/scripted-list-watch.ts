@@ -1,5 +1,6 @@
-// A ListWatch whose list and watch calls the test answers one by one: not a fake API server,
-// just the two functions an informer calls, under the test's control.
+// A ListWatch whose list and watch calls the test answers one by one: just the two functions
+// an informer calls, under the test's control, to drive its timing (fake clock) exactly. How
+// the informer behaves against the real API server is e2e/runtime-informer.test.ts's subject.
 import type { ListResult, ListWatch, WatchEvent, WatchOptions } from "../../../src/kube/list-watch.ts";
 import type { ConfigMap } from "../../../src/kube/objects.ts";
 
