@@ -4,7 +4,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { clients, eventually, kubeConfig, kubectl, test } from "./support/cluster.ts";
 import { startNodeSimulator, type NodeSimulator } from "./support/node-simulator.ts";
-import { apply, collaSetYaml as collaSet } from "./support/collaset-world.ts";
+import { apply, collaSetYaml as collaSet, decorationYaml } from "./support/collaset-world.ts";
 import { startOperator, type Operator } from "./support/operator.ts";
 
 const INSTANCE_ID = "collaset.kusionstack.io/instance-id";
@@ -33,26 +33,8 @@ afterAll(async () => {
 });
 
 function decoration(namespace: string, options: { image: string; partition?: number; canary?: string; extraSidecar?: boolean }): string {
-  const rollingUpdate = options.canary !== undefined
-    ? `      selector:\n        matchLabels:\n          ${INSTANCE_ID}: "${options.canary}"\n`
-    : `      partition: ${options.partition ?? 0}\n`;
-  return `
-apiVersion: apps.kusionstack.io/v1alpha1
-kind: PodDecoration
-metadata:
-  name: logging
-  namespace: ${namespace}
-spec:
-  selector:
-    matchLabels:
-      app: web
-  updateStrategy:
-    rollingUpdate:
-${rollingUpdate}  template:
-    containers:
-      - name: log-shipper
-        image: ${options.image}
-${options.extraSidecar === true ? "      - name: metrics\n        image: exporter:1\n" : ""}`;
+  const sidecars = [`log-shipper=${options.image}`, ...(options.extraSidecar === true ? ["metrics=exporter:1"] : [])];
+  return decorationYaml(namespace, sidecars, { ...(options.partition === undefined ? {} : { partition: options.partition }), ...(options.canary === undefined ? {} : { canary: options.canary }) });
 }
 
 async function pods(namespace: string): Promise<V1Pod[]> {

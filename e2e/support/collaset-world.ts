@@ -57,12 +57,18 @@ spec:
 `;
 }
 
-/** Sidecars as `name=image`, in the order the decoration lists them. */
-export function decorationYaml(namespace: string, sidecars: readonly string[]): string {
+/**
+ * The `logging` decoration with sidecars as `name=image`, in the order it lists them; rolled out
+ * by partition (0 by default) or, with `canary`, to the pod of that instance id only.
+ */
+export function decorationYaml(namespace: string, sidecars: readonly string[], rollout: { partition?: number; canary?: string } = {}): string {
   const containers = sidecars.map((sidecar) => {
     const [name, image] = sidecar.split("=");
     return `      - name: ${name}\n        image: ${image}\n`;
   });
+  const rollingUpdate = rollout.canary !== undefined
+    ? `      selector:\n        matchLabels:\n          ${INSTANCE_ID}: "${rollout.canary}"\n`
+    : `      partition: ${rollout.partition ?? 0}\n`;
   return `
 apiVersion: apps.kusionstack.io/v1alpha1
 kind: PodDecoration
@@ -75,8 +81,7 @@ spec:
       app: web
   updateStrategy:
     rollingUpdate:
-      partition: 0
-  template:
+${rollingUpdate}  template:
     containers:
 ${containers.join("")}`;
 }
