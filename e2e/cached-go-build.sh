@@ -1,34 +1,51 @@
 #!/usr/bin/env bash
-# Builds the binary of one of the e2e Go modules once per machine and prints its path.
-# usage: cached-go-build.sh NAME MODULE_DIR LDFLAGS DESCRIPTION
-# The binary is cached outside the work tree, keyed by the module's content, so a clean
-# clone reuses it and an edit to go.mod/go.sum/main.go rebuilds it. Progress goes to stderr.
+# Builds one of the e2e Go modules once per machine and prints where the result is.
+# usage: cached-go-build.sh NAME MODULE_DIR LDFLAGS DESCRIPTION [PACKAGE...]
+#   no PACKAGE: the module's main package becomes the binary NAME; its path is printed.
+#   PACKAGEs:   each becomes a binary in the directory NAME; the directory is printed.
+# GO_BUILD_TAGS adds build tags. The result is cached outside the work tree, keyed by the
+# module's content and these arguments, so a clean clone reuses it and an edit rebuilds it.
+# Progress goes to stderr.
 set -euo pipefail
 
 name=$1 module=$2 ldflags=$3 description=$4
+shift 4
+packages=("$@")
+tags=${GO_BUILD_TAGS:-}
 go=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
-key=$(cat "$module/go.mod" "$module/go.sum" "$module/main.go" | sha256sum | cut -c1-16)
+key=$(
+  cd "$module"
+  cat go.mod go.sum $(find . -name '*.go' | LC_ALL=C sort)
+  [ -z "$tags${packages[*]}" ] || echo "$tags|${packages[*]}"
+) && key=$(sha256sum <<<"$key" | cut -c1-16)
 cache=${POD_DECORATOR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pod-decorator}/$name/$key
-bin=$cache/$name
+result=$cache/$name
 
-if [ -x "$bin" ]; then
-  echo "$bin"
+if [ -e "$result" ]; then
+  echo "$result"
   exit 0
 fi
 
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9
-if [ -x "$bin" ]; then
-  echo "$bin"
+if [ -e "$result" ]; then
+  echo "$result"
   exit 0
 fi
 
 echo "building $description from Go modules; it happens once per machine, cached in $cache" >&2
 start=$(date +%s)
+rm -rf "$result.tmp"
+if [ ${#packages[@]} -eq 0 ]; then
+  output=$result.tmp targets=(.)
+else
+  mkdir -p "$result.tmp"
+  output=$result.tmp/ targets=("${packages[@]}")
+fi
 (
   cd "$module"
-  CGO_ENABLED=0 "$go" build -trimpath -buildvcs=false -ldflags "$ldflags" -o "$bin.tmp" . &
+  CGO_ENABLED=0 "$go" build -trimpath -buildvcs=false -tags "$tags" -ldflags "$ldflags" -o "$output" "${targets[@]}" &
   pid=$!
   trap 'kill $pid 2>/dev/null' EXIT
   while kill -0 "$pid" 2>/dev/null; do
@@ -38,6 +55,6 @@ start=$(date +%s)
   wait "$pid"
   trap - EXIT
 )
-mv "$bin.tmp" "$bin"
-echo "built $name in $(( $(date +%s) - start ))s: $bin" >&2
-echo "$bin"
+mv "$result.tmp" "$result"
+echo "built $name in $(( $(date +%s) - start ))s: $result" >&2
+echo "$result"

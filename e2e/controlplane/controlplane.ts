@@ -1,22 +1,22 @@
 // Starts and stops a real Kubernetes control plane on loopback: etcd, a secure
 // kube-apiserver and a kube-controller-manager running only the garbage-collector
 // and namespace controllers, all from the one binary e2e/controlplane builds.
-import { execFileSync, spawn } from "node:child_process";
+// With `forNode`, it is set up to serve a real node (e2e/node): see StartOptions.
+import { execFileSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
 import { request as httpRequest } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { setTimeout as sleep } from "node:timers/promises";
 import { stringify as toYaml } from "yaml";
 import { createCertificateAuthority, issueCertificate } from "../../src/webhook/certificates.ts";
+import { freePorts, isOurs, launch, shellQuote, signal, terminate, waitFor } from "./processes.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const components = ["kube-controller-manager", "kube-apiserver", "etcd"] as const;
+const components = ["kube-scheduler", "kube-controller-manager", "kube-apiserver", "etcd"] as const;
 type Component = (typeof components)[number];
 
 /** What `up` leaves in DIR/state.json so that `down` (or the reaper) can undo it. */
@@ -30,6 +30,8 @@ interface State {
 export interface ControlPlane {
   dir: string;
   server: string;
+  /** The cluster CA (PEM files): it signs the API server's serving certificate and every client's. */
+  ca: { cert: string; key: string };
   /** etcd's client URL (plain HTTP on loopback; its JSON gateway serves /v3/kv/...). */
   etcdUrl: string;
   kubeconfig: string;
@@ -46,7 +48,26 @@ export interface StartOptions {
    */
   crds?: readonly string[];
   log?: (line: string) => void;
+  /**
+   * Serve a real node (e2e/node): the Node authorizer and NodeRestriction, ServiceAccount
+   * admission (pods get tokens; the controller manager creates the default ServiceAccounts and
+   * publishes kube-root-ca.crt), listening on every address so that pods reach it through the
+   * `kubernetes` Service (kube-proxy), Service-backed webhooks reached by their endpoints
+   * (there is no proxy on the API server's host path), a client certificate for kubelets, the
+   * workload controllers (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, disruption
+   * budgets, endpoints, node lifecycle) and kube-scheduler.
+   */
+  forNode?: boolean;
 }
+
+/** The controllers of kube-controller-manager; `forNode` adds those that need pods to run. */
+const CONTROLLERS = ["garbage-collector-controller", "namespace-controller"];
+const NODE_CONTROLLERS = [
+  "serviceaccount-controller", "root-ca-certificate-publisher-controller", "deployment-controller",
+  "replicaset-controller", "statefulset-controller", "daemonset-controller", "job-controller",
+  "disruption-controller", "endpoints-controller", "endpointslice-controller",
+  "node-lifecycle-controller", "pod-garbage-collector-controller",
+];
 
 /** Builds the binary when this machine has not built this version yet, and returns its path. */
 export function controlPlaneBinary(): string {
@@ -66,17 +87,18 @@ export async function startControlPlane(dirArgument: string, options: StartOptio
   const dataDir = await mkdtemp(join(tmpdir(), "pod-decorator-controlplane-"));
   const [etcdPort, apiserverPort] = await freePorts(2);
   const server = `https://127.0.0.1:${apiserverPort}`;
+  const forNode = options.forNode === true;
   const state: State = { binary, dataDir, server, pids: {} };
   const saveState = () => writeFile(join(dir, "state.json"), JSON.stringify(state, null, 2) + "\n");
   await saveState();
 
   if (options.ownerPid !== undefined) {
-    state.pids.reaper = launch(process.execPath, [join(here, "reaper.ts"), String(options.ownerPid), dir], join(dir, "logs", "reaper.log"));
+    state.pids.reaper = launch(process.execPath, [join(here, "reaper.ts"), String(options.ownerPid), "controlplane", dir], join(dir, "logs", "reaper.log"));
     await saveState();
   }
 
   try {
-    const pki = await writePki(join(dir, "pki"));
+    const pki = await writePki(join(dir, "pki"), forNode);
     const kubeconfig = join(dir, "kubeconfig");
     await writeFile(kubeconfig, kubeconfigYaml(server, pki), { mode: 0o600 });
     const kubectl = join(dir, "kubectl");
@@ -98,20 +120,31 @@ export async function startControlPlane(dirArgument: string, options: StartOptio
 
     state.pids["kube-apiserver"] = launch(binary, ["kube-apiserver",
       `--etcd-servers=${etcdUrl}`,
-      "--bind-address=127.0.0.1",
+      `--bind-address=${forNode ? "0.0.0.0" : "127.0.0.1"}`,
       `--secure-port=${apiserverPort}`,
       `--cert-dir=${join(dataDir, "apiserver-certs")}`,
       `--tls-cert-file=${pki.servingCert}`,
       `--tls-private-key-file=${pki.servingKey}`,
       `--client-ca-file=${pki.caCert}`,
-      "--authorization-mode=RBAC",
       "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
       `--service-account-key-file=${pki.serviceAccountKey}`,
       `--service-account-signing-key-file=${pki.serviceAccountKey}`,
       "--service-cluster-ip-range=10.0.0.0/24",
       "--allow-privileged=true",
-      // No controller here creates default ServiceAccounts for pods to reference.
-      "--disable-admission-plugins=ServiceAccount",
+      ...(forNode
+        ? [
+            "--authorization-mode=Node,RBAC",
+            "--enable-admission-plugins=NodeRestriction",
+            `--kubelet-client-certificate=${pki.kubeletClientCert}`,
+            `--kubelet-client-key=${pki.kubeletClientKey}`,
+            "--kubelet-preferred-address-types=InternalIP",
+            "--enable-aggregator-routing=true",
+          ]
+        : [
+            "--authorization-mode=RBAC",
+            // No controller here creates default ServiceAccounts for pods to reference.
+            "--disable-admission-plugins=ServiceAccount",
+          ]),
       "--enable-priority-and-fairness=false",
       "--v=0",
     ], join(dir, "logs", "kube-apiserver.log"));
@@ -125,13 +158,23 @@ export async function startControlPlane(dirArgument: string, options: StartOptio
 
     state.pids["kube-controller-manager"] = launch(binary, ["kube-controller-manager",
       `--kubeconfig=${kubeconfig}`,
-      "--controllers=garbage-collector-controller,namespace-controller",
+      `--controllers=${[...CONTROLLERS, ...(forNode ? NODE_CONTROLLERS : [])].join(",")}`,
+      ...(forNode ? [`--root-ca-file=${pki.caCert}`] : []),
       "--leader-elect=false",
       "--secure-port=0",
       "--v=0",
     ], join(dir, "logs", "kube-controller-manager.log"));
     await saveState();
-    return { dir, server, etcdUrl, kubeconfig, kubectl, binary };
+    if (forNode) {
+      state.pids["kube-scheduler"] = launch(binary, ["kube-scheduler",
+        `--kubeconfig=${kubeconfig}`,
+        "--leader-elect=false",
+        "--secure-port=0",
+        "--v=0",
+      ], join(dir, "logs", "kube-scheduler.log"));
+      await saveState();
+    }
+    return { dir, server, ca: { cert: pki.caCert, key: pki.caKey }, etcdUrl, kubeconfig, kubectl, binary };
   } catch (error) {
     await stopControlPlane(dir);
     throw error;
@@ -178,34 +221,6 @@ function installCrds(binary: string, kubeconfig: string, paths: readonly string[
   kubectl("wait", "--for=condition=Established", "--timeout=60s", ...files);
 }
 
-function launch(command: string, args: string[], logFile: string): number {
-  const out = openSync(logFile, "a");
-  // Own process group, so a stop takes any children too and a dying parent does not.
-  const child = spawn(command, args, { detached: true, stdio: ["ignore", out, out] });
-  closeSync(out);
-  child.unref();
-  if (child.pid === undefined) throw new Error(`could not start ${command} ${args[0] ?? ""}`);
-  return child.pid;
-}
-
-async function waitFor(name: string, ready: () => Promise<boolean>, pid: number | undefined, logFile: string): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (pid === undefined || !alive(pid)) throw new Error(`${name} exited during start-up:\n${tail(logFile)}`);
-    if (await ready()) return;
-    await sleep(100);
-  }
-  throw new Error(`${name} was not ready within 90s:\n${tail(logFile)}`);
-}
-
-function tail(file: string): string {
-  try {
-    return readFileSync(file, "utf8").split("\n").slice(-30).join("\n");
-  } catch {
-    return "(no log)";
-  }
-}
-
 function etcdHealthy(url: string): Promise<boolean> {
   return new Promise((done) => {
     const request = httpRequest(`${url}/health`, { timeout: 2000 }, (response) => {
@@ -235,14 +250,18 @@ function apiserverReady(server: string, ca: string): Promise<boolean> {
 interface Pki {
   caPem: string;
   caCert: string;
+  caKey: string;
   servingCert: string;
   servingKey: string;
   adminCertPem: string;
   adminKeyPem: string;
   serviceAccountKey: string;
+  /** The API server's client certificate for kubelets (forNode only; empty otherwise). */
+  kubeletClientCert: string;
+  kubeletClientKey: string;
 }
 
-async function writePki(dir: string): Promise<Pki> {
+async function writePki(dir: string, forNode: boolean): Promise<Pki> {
   const ca = await createCertificateAuthority("pod-decorator-e2e-ca", 30);
   const serving = await issueCertificate(ca, {
     commonName: "kube-apiserver",
@@ -259,11 +278,20 @@ async function writePki(dir: string): Promise<Pki> {
   const serviceAccount = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const files = {
     caCert: join(dir, "ca.crt"),
+    caKey: join(dir, "ca.key"),
     servingCert: join(dir, "apiserver.crt"),
     servingKey: join(dir, "apiserver.key"),
     serviceAccountKey: join(dir, "service-account.key"),
+    kubeletClientCert: forNode ? join(dir, "apiserver-kubelet-client.crt") : "",
+    kubeletClientKey: forNode ? join(dir, "apiserver-kubelet-client.key") : "",
   };
   await writeFile(files.caCert, ca.certPem);
+  await writeFile(files.caKey, ca.keyPem, { mode: 0o600 });
+  if (forNode) {
+    const kubeletClient = await issueCertificate(ca, { commonName: "kube-apiserver-kubelet-client", organizations: ["system:masters"], usage: "client", validityDays: 30 });
+    await writeFile(files.kubeletClientCert, kubeletClient.certPem);
+    await writeFile(files.kubeletClientKey, kubeletClient.keyPem, { mode: 0o600 });
+  }
   await writeFile(files.servingCert, serving.certPem);
   await writeFile(files.servingKey, serving.keyPem, { mode: 0o600 });
   await writeFile(files.serviceAccountKey, serviceAccount.privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
@@ -271,73 +299,18 @@ async function writePki(dir: string): Promise<Pki> {
 }
 
 function kubeconfigYaml(server: string, pki: Pki): string {
+  return clientKubeconfig(server, pki.caPem, { certPem: pki.adminCertPem, keyPem: pki.adminKeyPem });
+}
+
+/** A kubeconfig for one client certificate of the cluster CA (its subject is who the client is). */
+export function clientKubeconfig(server: string, caPem: string, client: { certPem: string; keyPem: string }): string {
   const base64 = (text: string) => Buffer.from(text).toString("base64");
   return toYaml({
     apiVersion: "v1",
     kind: "Config",
-    clusters: [{ name: "e2e", cluster: { server, "certificate-authority-data": base64(pki.caPem) } }],
-    users: [{ name: "admin", user: { "client-certificate-data": base64(pki.adminCertPem), "client-key-data": base64(pki.adminKeyPem) } }],
-    contexts: [{ name: "e2e", context: { cluster: "e2e", user: "admin", namespace: "default" } }],
+    clusters: [{ name: "e2e", cluster: { server, "certificate-authority-data": base64(caPem) } }],
+    users: [{ name: "client", user: { "client-certificate-data": base64(client.certPem), "client-key-data": base64(client.keyPem) } }],
+    contexts: [{ name: "e2e", context: { cluster: "e2e", user: "client", namespace: "default" } }],
     "current-context": "e2e",
   });
-}
-
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, () =>
-      new Promise<ReturnType<typeof createServer>>((done, fail) => {
-        const server = createServer();
-        server.once("error", fail);
-        server.listen(0, "127.0.0.1", () => done(server));
-      }),
-    ),
-  );
-  const ports = servers.map((server) => {
-    const address = server.address();
-    if (address === null || typeof address === "string") throw new Error("no port");
-    return address.port;
-  });
-  await Promise.all(servers.map((server) => new Promise((done) => server.close(done))));
-  return ports;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    // A zombie still answers signal 0; it is not running.
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
-/** Guards against pid reuse: only signal a process whose command line names what we started. */
-function isOurs(pid: number, marker: string): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
-  } catch {
-    return false;
-  }
-}
-
-function signal(pid: number, name: NodeJS.Signals): void {
-  for (const target of [-pid, pid]) {
-    try {
-      process.kill(target, name);
-    } catch {
-      // already gone
-    }
-  }
-}
-
-async function terminate(pid: number): Promise<void> {
-  signal(pid, "SIGTERM");
-  const deadline = Date.now() + 10_000;
-  while (alive(pid) && Date.now() < deadline) await sleep(50);
-  if (alive(pid)) signal(pid, "SIGKILL");
-  while (alive(pid)) await sleep(20);
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
 }

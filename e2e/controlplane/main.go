@@ -1,9 +1,11 @@
 // Command controlplane is one binary that runs the parts of a real Kubernetes
-// control plane the tests need: etcd, kube-apiserver, kube-controller-manager
-// and a version-matched kubectl. Each is the upstream entry point, unchanged.
+// cluster the tests need: etcd, kube-apiserver, kube-controller-manager,
+// kube-scheduler, kubelet, kube-proxy and a version-matched kubectl. Each is the
+// upstream entry point, unchanged.
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -13,9 +15,12 @@ import (
 	kubectlutil "k8s.io/kubectl/pkg/cmd/util"
 	apiserver "k8s.io/kubernetes/cmd/kube-apiserver/app"
 	controllermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
+	proxy "k8s.io/kubernetes/cmd/kube-proxy/app"
+	scheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
+	kubelet "k8s.io/kubernetes/cmd/kubelet/app"
 )
 
-const usage = "usage: controlplane etcd|kube-apiserver|kube-controller-manager|kubectl [flags...]"
+const usage = "usage: controlplane etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubelet|kube-proxy|kubectl [flags...]"
 
 func main() {
 	if len(os.Args) < 2 {
@@ -33,6 +38,12 @@ func main() {
 		os.Exit(cli.Run(apiserver.NewAPIServerCommand()))
 	case "kube-controller-manager":
 		os.Exit(cli.Run(controllermanager.NewControllerManagerCommand()))
+	case "kube-scheduler":
+		os.Exit(cli.Run(scheduler.NewSchedulerCommand()))
+	case "kubelet":
+		os.Exit(cli.Run(kubelet.NewKubeletCommand(context.Background())))
+	case "kube-proxy":
+		os.Exit(cli.Run(proxy.NewProxyCommand()))
 	case "kubectl":
 		if err := cli.RunNoErrOutput(kubectlcmd.NewDefaultKubectlCommand()); err != nil {
 			kubectlutil.CheckErr(err)

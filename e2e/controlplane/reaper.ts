@@ -1,12 +1,11 @@
-// Stops a control plane when the process that started it dies without stopping it
-// (a crashed or killed test run), so no etcd or kube-* process outlives its owner.
+// Stops a control plane or a node when the process that started it dies without stopping it
+// (a crashed or killed test run), so nothing it started outlives its owner.
 import { setTimeout as sleep } from "node:timers/promises";
-import { stopControlPlane } from "./controlplane.ts";
 
-const [ownerArgument, dir] = process.argv.slice(2);
+const [ownerArgument, kind, dir] = process.argv.slice(2);
 const owner = Number(ownerArgument);
-if (!Number.isInteger(owner) || owner <= 0 || dir === undefined) {
-  console.error("usage: reaper.ts OWNER_PID DIR");
+if (!Number.isInteger(owner) || owner <= 0 || (kind !== "controlplane" && kind !== "node") || dir === undefined) {
+  console.error("usage: reaper.ts OWNER_PID controlplane|node DIR");
   process.exit(2);
 }
 
@@ -20,5 +19,6 @@ function ownerAlive(): boolean {
 }
 
 while (ownerAlive()) await sleep(500);
-console.error(`owner ${owner} is gone: stopping the control plane in ${dir}`);
-await stopControlPlane(dir);
+console.error(`owner ${owner} is gone: stopping the ${kind} in ${dir}`);
+if (kind === "node") await (await import("../node/node.ts")).stopNode(dir);
+else await (await import("./controlplane.ts")).stopControlPlane(dir);

@@ -1,0 +1,477 @@
+// One real Kubernetes node on this machine, for the e2e tests and `make cluster-up`: containerd
+// (runc from Debian, the CNI bridge plugin), the kubelet and kube-proxy, registered with a
+// control plane started `forNode`. Everything it makes — processes, mounts, network namespaces,
+// the bridge, cgroups, iptables chains — is listed in DIR/node/state.json and removed by
+// stopNode, which a reaper runs when the owner dies. Facts: /work/shared/notes/realnode.md.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
+import { stringify as toYaml } from "yaml";
+import { issueCertificate, loadCertificateAuthority } from "../../src/webhook/certificates.ts";
+import { clientKubeconfig, controlPlaneBinary, type ControlPlane } from "../controlplane/controlplane.ts";
+import { alive, freePorts, isOurs, launch, terminate, waitFor } from "../controlplane/processes.ts";
+import { PAUSE_IMAGE } from "./test-images.ts";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** Host-wide names: one node per machine, since kube-proxy's iptables chains are global. */
+export const NODE_NETWORK = { bridge: "pd-cni0", podCidr: "10.88.0.0/16", name: "pod-decorator-e2e" } as const;
+const CGROUP_ROOT = "pod-decorator-node";
+const CGROUP_FS = "/sys/fs/cgroup";
+const LOCK = "/run/pod-decorator/node.json";
+const daemons = ["kube-proxy", "kubelet", "containerd"] as const;
+type Daemon = (typeof daemons)[number];
+
+export interface NodeParts {
+  /** The control-plane binary: kubelet and kube-proxy are in it. */
+  kube: string;
+  /** containerd, containerd-shim-runc-v2, ctr, the CNI plugins and pause. */
+  bin: string;
+  /** Debian packages unpacked: runc, busybox, iptables and its libraries. */
+  debian: string;
+}
+
+/** Builds (once per machine) and returns the node's parts. */
+export function nodeParts(): NodeParts {
+  const built = (script: string) => {
+    const output = execFileSync(join(here, script), { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+    const path = output.trim().split("\n").at(-1) ?? "";
+    if (!existsSync(path)) throw new Error(`${script} did not produce its output (got ${JSON.stringify(output)})`);
+    return path;
+  };
+  return { kube: controlPlaneBinary(), bin: built("build.sh"), debian: built("debian-packages.sh") };
+}
+
+/** Why this machine cannot host a real node; empty when it can. */
+export function nodeHostingProblems(): string[] {
+  const problems: string[] = [];
+  if (process.platform !== "linux") return [`the node needs Linux (this is ${process.platform})`];
+  if (process.getuid?.() !== 0) problems.push("the node needs root (kubelet, containerd and runc manage mounts, namespaces and cgroups)");
+  const mounts = readFileSync("/proc/self/mounts", "utf8");
+  const v1Controllers = new Set(mounts.split("\n").filter((line) => line.split(" ")[2] === "cgroup").flatMap((line) => (line.split(" ")[3] ?? "").split(",")));
+  const v2 = mounts.split("\n").some((line) => line.split(" ")[2] === "cgroup2" && line.split(" ")[1] === CGROUP_FS);
+  const missing = ["cpu", "memory", "pids"].filter((controller) => !v1Controllers.has(controller));
+  if (!v2 && missing.length > 0) problems.push(`cgroup controllers ${missing.join(", ")} are not mounted under ${CGROUP_FS}`);
+  if (!readFileSync("/proc/filesystems", "utf8").includes("\toverlay\n")) problems.push("the kernel has no overlay filesystem (containerd's snapshotter)");
+  if (!existsSync("/proc/sys/net/ipv4/ip_forward")) problems.push("no IPv4 networking in /proc/sys/net");
+  if (spawnSync("ip", ["-V"]).status !== 0) problems.push("the `ip` command (iproute2) is missing");
+  if (spawnSync("apt-get", ["--version"]).status !== 0 && !existsSync(join(process.env.HOME ?? "/root", ".cache/pod-decorator/debian"))) problems.push("apt-get is missing (runc, busybox and iptables come from Debian packages)");
+  return problems;
+}
+
+export interface StartNodeOptions {
+  plane: ControlPlane;
+  /** OCI archives imported into the node's containerd before the kubelet starts. */
+  images: readonly string[];
+  name?: string;
+  /** Stop the node when this process dies, even if it never calls stopNode. */
+  ownerPid?: number;
+  log?: (line: string) => void;
+}
+
+export interface RealNode {
+  name: string;
+  /** The node's InternalIP: this machine's address on its default route. */
+  ip: string;
+  containerdSocket: string;
+  /** Runs `ctr` against the node's containerd in the kubelet's namespace. */
+  ctr(args: readonly string[]): string;
+}
+
+/** What startNode leaves in DIR/node/state.json so that stopNode (or the reaper) can undo it. */
+interface NodeState {
+  root: string;
+  parts: NodeParts;
+  pids: Partial<Record<Daemon | "reaper", number>>;
+  kubeProxyConfig: string;
+}
+
+export async function startNode(dirArgument: string, options: StartNodeOptions): Promise<RealNode> {
+  const log = options.log ?? (() => {});
+  const problems = nodeHostingProblems();
+  if (problems.length > 0) throw new Error(`this machine cannot host a real node: ${problems.join("; ")}`);
+  await stopNode(dirArgument);
+  const root = join(resolve(dirArgument), "node");
+  await takeMachineLock(root);
+  const parts = nodeParts();
+  const name = options.name ?? "e2e-node";
+  const ip = defaultRouteAddress();
+  const paths = {
+    logs: join(root, "logs"),
+    cniConf: join(root, "cni", "conf"),
+    cniIpam: join(root, "cni", "ipam"),
+    containerd: join(root, "containerd"),
+    socket: join(root, "containerd", "containerd.sock"),
+    kubelet: join(root, "kubelet"),
+    podLogs: join(root, "pod-logs"),
+    pki: join(root, "pki"),
+    iptables: join(root, "iptables-bin"),
+  };
+  for (const path of Object.values(paths)) if (!path.endsWith(".sock")) await mkdir(path, { recursive: true });
+  const state: NodeState = { root, parts, pids: {}, kubeProxyConfig: join(root, "kube-proxy.yaml") };
+  const saveState = () => writeFile(join(root, "state.json"), JSON.stringify(state, null, 2) + "\n");
+  await saveState();
+  if (options.ownerPid !== undefined) {
+    state.pids.reaper = launch(process.execPath, [join(here, "..", "controlplane", "reaper.ts"), String(options.ownerPid), "node", resolve(dirArgument)], join(paths.logs, "reaper.log"));
+    await saveState();
+  }
+
+  try {
+    const ctr = (args: readonly string[]) => execFileSync(join(parts.bin, "ctr"), ["--address", paths.socket, "--namespace", "k8s.io", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const environment = nodeEnvironment(parts, paths.iptables);
+    await iptablesCommands(parts, paths.iptables);
+    await writeFile(join(paths.cniConf, "10-bridge.conflist"), JSON.stringify(cniConfig(paths.cniIpam), null, 2));
+    await writeFile(join(paths.containerd, "config.toml"), containerdConfig(parts, paths));
+    for (const controller of cgroupControllers()) await mkdir(join(CGROUP_FS, controller, CGROUP_ROOT), { recursive: true });
+
+    state.pids.containerd = launch(join(parts.bin, "containerd"), ["--config", join(paths.containerd, "config.toml")], join(paths.logs, "containerd.log"), environment);
+    await saveState();
+    await waitFor("containerd", async () => spawnSync(join(parts.bin, "ctr"), ["--address", paths.socket, "version"]).status === 0, state.pids.containerd, join(paths.logs, "containerd.log"));
+    for (const archive of options.images) ctr(["images", "import", "--no-unpack=false", archive]);
+    log(`containerd ready, ${options.images.length} image archive(s) imported`);
+
+    const ca = await loadCertificateAuthority({ certPem: await readFile(options.plane.ca.cert, "utf8"), keyPem: await readFile(options.plane.ca.key, "utf8") });
+    const kubeconfigFor = async (file: string, commonName: string, organizations: string[]) => {
+      const client = await issueCertificate(ca, { commonName, organizations, usage: "client", validityDays: 30 });
+      await writeFile(file, clientKubeconfig(options.plane.server, ca.certPem, client), { mode: 0o600 });
+      return file;
+    };
+    const [kubeletPort, healthzPort, proxyHealthzPort, proxyMetricsPort] = await freePorts(4);
+    const kubeletConfig = join(root, "kubelet.yaml");
+    await writeFile(kubeletConfig, toYaml(kubeletConfiguration({ ip, kubeletPort: kubeletPort ?? 0, healthzPort: healthzPort ?? 0, caCert: options.plane.ca.cert, socket: paths.socket, podLogs: paths.podLogs })));
+    state.pids.kubelet = launch(parts.kube, ["kubelet",
+      `--config=${kubeletConfig}`,
+      `--kubeconfig=${await kubeconfigFor(join(paths.pki, "kubelet.kubeconfig"), `system:node:${name}`, ["system:nodes"])}`,
+      `--hostname-override=${name}`,
+      `--node-ip=${ip}`,
+      `--root-dir=${paths.kubelet}`,
+      `--cert-dir=${join(paths.pki, "kubelet")}`,
+      "--v=1",
+    ], join(paths.logs, "kubelet.log"), environment);
+    await saveState();
+    await waitFor("kubelet", () => httpOk(`http://127.0.0.1:${healthzPort}/healthz`), state.pids.kubelet, join(paths.logs, "kubelet.log"));
+
+    await writeFile(state.kubeProxyConfig, toYaml(kubeProxyConfiguration({
+      kubeconfig: await kubeconfigFor(join(paths.pki, "kube-proxy.kubeconfig"), "system:kube-proxy", []),
+      name,
+      healthz: `127.0.0.1:${proxyHealthzPort}`,
+      metrics: `127.0.0.1:${proxyMetricsPort}`,
+    })));
+    await saveState();
+    state.pids["kube-proxy"] = launch(parts.kube, ["kube-proxy", `--config=${state.kubeProxyConfig}`, "--v=1"], join(paths.logs, "kube-proxy.log"), environment);
+    await saveState();
+    await waitFor("kube-proxy", () => httpOk(`http://127.0.0.1:${proxyHealthzPort}/healthz`), state.pids["kube-proxy"], join(paths.logs, "kube-proxy.log"));
+    await waitFor(`node ${name} Ready`, () => nodeReady(options.plane.kubectl, name), state.pids.kubelet, join(paths.logs, "kubelet.log"));
+    log(`node ${name} (${ip}) Ready: kubelet, containerd, kube-proxy`);
+    return { name, ip, containerdSocket: paths.socket, ctr };
+  } catch (error) {
+    await stopNode(dirArgument);
+    throw error;
+  }
+}
+
+/**
+ * Stops the node started in DIR and removes everything it made; safe to call twice, and after
+ * a crash (it also clears what a node of this machine left behind without its state file).
+ */
+export async function stopNode(dirArgument: string): Promise<void> {
+  const root = join(resolve(dirArgument), "node");
+  const state = await readState(root);
+  if (state !== undefined) {
+    // The kubelet first, so it restarts nothing; then every container process.
+    const kubelet = state.pids.kubelet;
+    if (kubelet !== undefined && isOurs(kubelet, "kubelet")) await terminate(kubelet);
+    const proxy = state.pids["kube-proxy"];
+    if (proxy !== undefined && isOurs(proxy, "kube-proxy")) await terminate(proxy);
+  }
+  await killCgroupProcesses();
+  await killShims(join(root, "containerd", "containerd.sock"));
+  const containerd = state?.pids.containerd;
+  if (containerd !== undefined && isOurs(containerd, "containerd")) await terminate(containerd);
+  unmountUnder(root);
+  removeCgroups();
+  spawnSync("ip", ["link", "delete", NODE_NETWORK.bridge], { stdio: "ignore" });
+  if (state !== undefined) removeIptablesChains(state.parts, join(root, "iptables-bin"), state.kubeProxyConfig);
+  await rm(root, { recursive: true, force: true });
+  releaseMachineLock(root);
+  const reaper = state?.pids.reaper;
+  if (reaper !== undefined && reaper !== process.pid && isOurs(reaper, "reaper.ts")) process.kill(reaper, "SIGKILL");
+}
+
+/** kube-proxy's chains (its own cleanup) and the kubelet's canary chains, in both IP families. */
+function removeIptablesChains(parts: NodeParts, iptablesBin: string, kubeProxyConfig: string): void {
+  const env = nodeEnvironment(parts, iptablesBin);
+  spawnSync(parts.kube, ["kube-proxy", "--cleanup", `--config=${kubeProxyConfig}`], { stdio: "ignore", env });
+  for (const command of ["iptables", "ip6tables"]) {
+    for (const table of ["mangle", "nat", "filter"]) {
+      for (const action of ["-F", "-X"]) spawnSync(join(iptablesBin, command), ["-t", table, action, "KUBE-KUBELET-CANARY"], { stdio: "ignore", env });
+    }
+  }
+}
+
+/** Resident memory of the node's daemons, in MiB. */
+export async function nodeMemory(dirArgument: string): Promise<Record<string, number>> {
+  const state = await readState(join(resolve(dirArgument), "node"));
+  const memory: Record<string, number> = {};
+  for (const daemon of daemons) {
+    const pid = state?.pids[daemon];
+    if (pid === undefined || !alive(pid)) continue;
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    memory[daemon] = Math.round(Number(match?.[1] ?? 0) / 1024);
+  }
+  return memory;
+}
+
+async function readState(root: string): Promise<NodeState | undefined> {
+  try {
+    return JSON.parse(await readFile(join(root, "state.json"), "utf8")) as NodeState;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One node per machine: a second start fails while the first runs, and clears it if it crashed. */
+async function takeMachineLock(root: string): Promise<void> {
+  await mkdir(dirname(LOCK), { recursive: true });
+  let holder: { root: string; pid: number } | undefined;
+  try {
+    holder = JSON.parse(readFileSync(LOCK, "utf8")) as { root: string; pid: number };
+  } catch {
+    holder = undefined;
+  }
+  if (holder !== undefined && holder.root !== root) {
+    const running = await readState(holder.root);
+    const live = running !== undefined && daemons.some((daemon) => {
+      const pid = running.pids[daemon];
+      return pid !== undefined && alive(pid) && isOurs(pid, daemon);
+    });
+    if (live) throw new Error(`a real node is already running on this machine (${holder.root}); stop it first (make cluster-down DIR=${dirname(holder.root)})`);
+    await stopNode(dirname(holder.root));
+  }
+  // Whatever a node of this machine left behind without a state file (a killed reaper).
+  await killCgroupProcesses();
+  removeCgroups();
+  spawnSync("ip", ["link", "delete", NODE_NETWORK.bridge], { stdio: "ignore" });
+  writeFileSync(LOCK, JSON.stringify({ root, pid: process.pid }) + "\n");
+}
+
+function releaseMachineLock(root: string): void {
+  try {
+    const holder = JSON.parse(readFileSync(LOCK, "utf8")) as { root: string };
+    if (holder.root === root) rmSync(LOCK, { force: true });
+  } catch {
+    // no lock
+  }
+}
+
+function defaultRouteAddress(): string {
+  const output = execFileSync("ip", ["-4", "-json", "route", "get", "1.1.1.1"], { encoding: "utf8" });
+  const [route] = JSON.parse(output) as { prefsrc?: string }[];
+  if (route?.prefsrc === undefined) throw new Error(`no IPv4 default route to give the node an address (ip route get: ${output})`);
+  return route.prefsrc;
+}
+
+/** The environment of the node's daemons: our binaries first; iptables from the Debian packages. */
+function nodeEnvironment(parts: NodeParts, iptablesBin: string): NodeJS.ProcessEnv {
+  const libraries = join(parts.debian, "usr", "lib", "x86_64-linux-gnu");
+  return {
+    ...process.env,
+    PATH: [parts.bin, join(parts.debian, "usr", "sbin"), iptablesBin, process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin"].join(":"),
+    LD_LIBRARY_PATH: libraries,
+    XTABLES_LIBDIR: join(libraries, "xtables"),
+  };
+}
+
+/** iptables, ip6tables and their -save/-restore, as Debian's alternatives would link them. */
+async function iptablesCommands(parts: NodeParts, folder: string): Promise<void> {
+  const multi = join(parts.debian, "usr", "sbin", "xtables-nft-multi");
+  for (const family of ["iptables", "ip6tables"]) {
+    for (const suffix of ["", "-save", "-restore"]) {
+      const link = join(folder, `${family}${suffix}`);
+      await rm(link, { force: true });
+      await symlink(multi, link);
+    }
+  }
+}
+
+function cniConfig(ipamData: string): object {
+  return {
+    cniVersion: "1.0.0",
+    name: NODE_NETWORK.name,
+    plugins: [{
+      type: "bridge",
+      bridge: NODE_NETWORK.bridge,
+      isGateway: true,
+      ipMasq: false,
+      hairpinMode: true,
+      ipam: { type: "host-local", ranges: [[{ subnet: NODE_NETWORK.podCidr }]], routes: [{ dst: "0.0.0.0/0" }], dataDir: ipamData },
+    }],
+  };
+}
+
+function containerdConfig(parts: NodeParts, paths: { containerd: string; socket: string; cniConf: string }): string {
+  const quote = (text: string) => JSON.stringify(text);
+  const state = join(paths.containerd, "state");
+  // Everything under the fixture's folder; no imports from /etc, no /opt, no NRI socket.
+  return `version = 4
+root = ${quote(join(paths.containerd, "root"))}
+state = ${quote(state)}
+imports = []
+disabled_plugins = ["io.containerd.internal.v1.opt", "io.containerd.nri.v1.nri"]
+
+[plugins]
+  [plugins.'io.containerd.server.v1.grpc']
+    address = ${quote(paths.socket)}
+  [plugins.'io.containerd.server.v1.ttrpc']
+    address = ${quote(`${paths.socket}.ttrpc`)}
+  [plugins.'io.containerd.shim.v1.manager']
+    socket_dir = ${quote(join(state, "s"))}
+  [plugins.'io.containerd.cri.v1.images']
+    snapshotter = "overlayfs"
+    [plugins.'io.containerd.cri.v1.images'.pinned_images]
+      sandbox = ${quote(PAUSE_IMAGE)}
+  [plugins.'io.containerd.cri.v1.runtime']
+    enable_selinux = false
+    restrict_oom_score_adj = true
+    netns_mounts_under_state_dir = true
+    [plugins.'io.containerd.cri.v1.runtime'.containerd]
+      default_runtime_name = "runc"
+      [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
+        runtime_type = "io.containerd.runc.v2"
+        [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
+          BinaryName = ${quote(join(parts.debian, "usr", "sbin", "runc"))}
+          Root = ${quote(join(state, "runc"))}
+          SystemdCgroup = false
+    [plugins.'io.containerd.cri.v1.runtime'.cni]
+      bin_dirs = [${quote(parts.bin)}]
+      conf_dir = ${quote(paths.cniConf)}
+`;
+}
+
+function kubeletConfiguration(input: { ip: string; kubeletPort: number; healthzPort: number; caCert: string; socket: string; podLogs: string }): object {
+  return {
+    apiVersion: "kubelet.config.k8s.io/v1beta1",
+    kind: "KubeletConfiguration",
+    failCgroupV1: false,
+    cgroupDriver: "cgroupfs",
+    cgroupRoot: `/${CGROUP_ROOT}`,
+    containerRuntimeEndpoint: `unix://${input.socket}`,
+    address: input.ip,
+    port: input.kubeletPort,
+    readOnlyPort: 0,
+    healthzBindAddress: "127.0.0.1",
+    healthzPort: input.healthzPort,
+    authentication: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: input.caCert } },
+    authorization: { mode: "Webhook" },
+    failSwapOn: false,
+    podLogsDir: input.podLogs,
+    // A test machine's disk fills for reasons of its own: never evict test pods or their images.
+    evictionHard: { "memory.available": "100Mi", "nodefs.available": "1%", "imagefs.available": "1%", "nodefs.inodesFree": "1%" },
+    imageGCHighThresholdPercent: 100,
+    imageGCLowThresholdPercent: 99,
+    serializeImagePulls: false,
+    // Status within seconds, so tests see readiness and restarts promptly.
+    nodeStatusUpdateFrequency: "4s",
+    syncFrequency: "10s",
+  };
+}
+
+function kubeProxyConfiguration(input: { kubeconfig: string; name: string; healthz: string; metrics: string }): object {
+  return {
+    apiVersion: "kubeproxy.config.k8s.io/v1alpha1",
+    kind: "KubeProxyConfiguration",
+    clientConnection: { kubeconfig: input.kubeconfig },
+    hostnameOverride: input.name,
+    mode: "iptables",
+    clusterCIDR: NODE_NETWORK.podCidr,
+    healthzBindAddress: input.healthz,
+    metricsBindAddress: input.metrics,
+    // Leave the machine's conntrack and localhost settings alone.
+    conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: "0s", tcpCloseWaitTimeout: "0s" },
+    iptables: { localhostNodePorts: false },
+  };
+}
+
+function cgroupControllers(): string[] {
+  return readdirSync(CGROUP_FS).filter((entry) => existsSync(join(CGROUP_FS, entry, "cgroup.procs")) && entry !== "unified");
+}
+
+/** Every cgroup directory of the node, deepest first, in every hierarchy. */
+function nodeCgroups(): string[] {
+  const found: string[] = [];
+  const walk = (path: string) => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) if (entry.isDirectory()) walk(join(path, entry.name));
+    found.push(path);
+  };
+  for (const controller of cgroupControllers()) {
+    const path = join(CGROUP_FS, controller, CGROUP_ROOT);
+    if (existsSync(path)) walk(path);
+  }
+  return found;
+}
+
+/** SIGKILLs every process in the node's cgroups (the containers) until none is left. */
+async function killCgroupProcesses(): Promise<void> {
+  for (let round = 0; round < 50; round += 1) {
+    const pids = new Set(nodeCgroups().flatMap((path) => readFileSync(join(path, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number)));
+    if (pids.size === 0) return;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
+    await sleep(100);
+  }
+  throw new Error("processes of the node's cgroups did not die");
+}
+
+function removeCgroups(): void {
+  for (const path of nodeCgroups()) {
+    try {
+      rmdirSync(path);
+    } catch {
+      // busy (a process still exiting) or gone; the next start clears it
+    }
+  }
+}
+
+/** The runc shims of the node's containerd: they outlive it by design. */
+async function killShims(socket: string): Promise<void> {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let commandLine: string;
+    try {
+      commandLine = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+    } catch {
+      continue;
+    }
+    if (commandLine.includes("containerd-shim-runc-v2") && commandLine.includes(socket)) {
+      await terminate(Number(entry));
+    }
+  }
+}
+
+/** Unmounts everything mounted under root (volumes, overlays, network namespaces), deepest first. */
+function unmountUnder(root: string): void {
+  const mountPoints = readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .map((line) => line.split(" ")[4] ?? "")
+    .map((point) => point.replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))))
+    .filter((point) => point === root || point.startsWith(`${root}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const point of mountPoints) spawnSync("umount", ["--lazy", point], { stdio: "ignore" });
+}
+
+function httpOk(url: string): Promise<boolean> {
+  return fetch(url, { signal: AbortSignal.timeout(2000) }).then((response) => response.ok, () => false);
+}
+
+async function nodeReady(kubectl: string, name: string): Promise<boolean> {
+  const result = spawnSync(kubectl, ["get", "node", name, "-o", "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"], { encoding: "utf8" });
+  return result.status === 0 && result.stdout.trim() === "True";
+}
