@@ -4,7 +4,7 @@
 //   check                  can this machine host a node? exit 0 if so; else say why, exit 3
 //   memory DIR             resident memory of every daemon, in MiB
 import { controlPlaneMemory } from "../controlplane/controlplane.ts";
-import { startCluster, stopCluster } from "./cluster.ts";
+import { clusterLeftovers, startCluster, stopCluster } from "./cluster.ts";
 import { nodeHostingProblems, nodeMemory } from "./node.ts";
 
 const [command, dir, ...crds] = process.argv.slice(2);
@@ -22,6 +22,11 @@ try {
     console.log(`kubeconfig: ${cluster.plane.kubeconfig}\nkubectl:    ${cluster.plane.kubectl}\nserver:     ${cluster.plane.server}\nnode:       ${cluster.node.name} (${cluster.node.ip})`);
   } else if (command === "down" && dir !== undefined) {
     await stopCluster(dir);
+    const leftovers = clusterLeftovers(dir);
+    if (leftovers.length > 0) {
+      console.error(`left behind:\n  ${leftovers.join("\n  ")}`);
+      process.exit(1);
+    }
   } else if (command === "memory" && dir !== undefined) {
     console.log(JSON.stringify({ ...(await controlPlaneMemory(dir)), ...(await nodeMemory(dir)) }));
   } else {

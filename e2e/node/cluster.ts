@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeOciArchive } from "../../image/oci-archive.ts";
 import { startControlPlane, stopControlPlane, type ControlPlane } from "../controlplane/controlplane.ts";
-import { nodeParts, startNode, stopNode, type RealNode } from "./node.ts";
+import { nodeLeftovers, nodeParts, startNode, stopNode, type RealNode } from "./node.ts";
 import { busyboxPath, testImages } from "./test-images.ts";
 
 const TEST_IMAGES_ARCHIVE = "test-images.oci.tar";
@@ -58,4 +58,9 @@ export async function stopCluster(dirArgument: string): Promise<void> {
   await stopNode(dirArgument);
   await stopControlPlane(dirArgument);
   await rm(join(resolve(dirArgument), TEST_IMAGES_ARCHIVE), { force: true });
+}
+
+/** What a cluster started in DIR left behind (see nodeLeftovers); empty after stopCluster. */
+export function clusterLeftovers(dirArgument: string): string[] {
+  return nodeLeftovers(dirArgument);
 }

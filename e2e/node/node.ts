@@ -5,7 +5,7 @@
 // stopNode, which a reaper runs when the owner dies. Facts: /work/shared/notes/realnode.md.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
-import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -108,7 +108,6 @@ export async function startNode(dirArgument: string, options: StartNodeOptions):
     kubelet: join(root, "kubelet"),
     podLogs: join(root, "pod-logs"),
     pki: join(root, "pki"),
-    iptables: join(root, "iptables-bin"),
   };
   for (const path of Object.values(paths)) if (!path.endsWith(".sock")) await mkdir(path, { recursive: true });
   const state: NodeState = { root, parts, pids: {}, kubeProxyConfig: join(root, "kube-proxy.yaml") };
@@ -121,8 +120,7 @@ export async function startNode(dirArgument: string, options: StartNodeOptions):
 
   try {
     const ctr = (args: readonly string[]) => execFileSync(join(parts.bin, "ctr"), ["--address", paths.socket, "--namespace", "k8s.io", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-    const environment = nodeEnvironment(parts, paths.iptables);
-    await iptablesCommands(parts, paths.iptables);
+    const environment = nodeEnvironment(parts);
     await writeFile(join(paths.cniConf, "10-bridge.conflist"), JSON.stringify(cniConfig(paths.cniIpam), null, 2));
     await writeFile(join(paths.containerd, "config.toml"), containerdConfig(parts, paths));
     for (const controller of cgroupControllers()) await mkdir(join(CGROUP_FS, controller, CGROUP_ROOT), { recursive: true });
@@ -194,21 +192,75 @@ export async function stopNode(dirArgument: string): Promise<void> {
   unmountUnder(root);
   removeCgroups();
   spawnSync("ip", ["link", "delete", NODE_NETWORK.bridge], { stdio: "ignore" });
-  if (state !== undefined) removeIptablesChains(state.parts, join(root, "iptables-bin"), state.kubeProxyConfig);
+  const debian = state?.parts.debian ?? unpackedDebianRoot();
+  if (debian !== undefined) removeKubeChains(debian);
   await rm(root, { recursive: true, force: true });
   releaseMachineLock(root);
   const reaper = state?.pids.reaper;
   if (reaper !== undefined && reaper !== process.pid && isOurs(reaper, "reaper.ts")) process.kill(reaper, "SIGKILL");
 }
 
-/** kube-proxy's chains (its own cleanup) and the kubelet's canary chains, in both IP families. */
-function removeIptablesChains(parts: NodeParts, iptablesBin: string, kubeProxyConfig: string): void {
-  const env = nodeEnvironment(parts, iptablesBin);
-  spawnSync(parts.kube, ["kube-proxy", "--cleanup", `--config=${kubeProxyConfig}`], { stdio: "ignore", env });
-  for (const command of ["iptables", "ip6tables"]) {
-    for (const table of ["mangle", "nat", "filter"]) {
-      for (const action of ["-F", "-X"]) spawnSync(join(iptablesBin, command), ["-t", table, action, "KUBE-KUBELET-CANARY"], { stdio: "ignore", env });
+/**
+ * What a node started in DIR left on this machine: processes naming DIR, mounts under it, the
+ * bridge, the node's cgroups, iptables chains of kube-proxy or the kubelet. Empty after stopNode.
+ */
+export function nodeLeftovers(dirArgument: string): string[] {
+  const dir = resolve(dirArgument);
+  const found = processesNaming(dir).map((process) => `process ${process}`);
+  found.push(...mountPointsUnder(dir).map((point) => `mount ${point}`));
+  if (spawnSync("ip", ["link", "show", NODE_NETWORK.bridge], { stdio: "ignore" }).status === 0) found.push(`interface ${NODE_NETWORK.bridge}`);
+  found.push(...nodeCgroups().map((path) => `cgroup ${path}`));
+  const debian = unpackedDebianRoot();
+  if (debian !== undefined) {
+    const env = nodeEnvironment({ bin: "", debian });
+    for (const family of ["iptables", "ip6tables"]) {
+      const saved = spawnSync(join(debian, "alternatives", `${family}-save`), [], { encoding: "utf8", env }).stdout ?? "";
+      found.push(...saved.split("\n").filter((line) => line.startsWith(":KUBE-")).map((line) => `${family} chain ${line.slice(1).split(" ")[0] ?? ""}`));
     }
+  }
+  return found;
+}
+
+/** The Debian packages' root when this machine has unpacked them (nothing is downloaded). */
+function unpackedDebianRoot(): string | undefined {
+  const cache = join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? "/root", ".cache"), "pod-decorator", "debian");
+  const roots = existsSync(cache) ? readdirSync(cache).map((key) => join(cache, key, "root")) : [];
+  return roots.find((root) => existsSync(join(root, "alternatives")));
+}
+
+/** Command lines (pid: command) of running processes that mention `text`. */
+export function processesNaming(text: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const commandLine = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ").trim();
+      if (commandLine.includes(text) && !commandLine.includes("reaper.ts")) found.push(`${entry}: ${commandLine.slice(0, 160)}`);
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+/**
+ * Removes the KUBE-* iptables chains kube-proxy and the kubelet made, in both IP families: the
+ * rules that jump to them from other chains first, then the chains (one iptables-restore each).
+ */
+function removeKubeChains(debian: string): void {
+  const env = nodeEnvironment({ bin: "", debian });
+  const iptablesBin = join(debian, "alternatives");
+  for (const family of ["iptables", "ip6tables"]) {
+    const saved = spawnSync(join(iptablesBin, `${family}-save`), [], { encoding: "utf8", env }).stdout ?? "";
+    const script: string[] = [];
+    for (const table of saved.split(/^\*/m).slice(1)) {
+      const lines = table.split("\n");
+      const chains = lines.filter((line) => line.startsWith(":KUBE-")).map((line) => line.slice(1).split(" ")[0] ?? "");
+      if (chains.length === 0) continue;
+      const jumps = lines.filter((line) => line.startsWith("-A ") && !line.startsWith("-A KUBE-") && / -j KUBE-/.test(line));
+      script.push(`*${lines[0] ?? ""}`, ...jumps.map((line) => `-D${line.slice(2)}`), ...chains.map((chain) => `:${chain} - [0:0]`), ...chains.map((chain) => `-X ${chain}`), "COMMIT");
+    }
+    if (script.length > 0) spawnSync(join(iptablesBin, `${family}-restore`), ["--noflush"], { input: script.join("\n") + "\n", stdio: ["pipe", "ignore", "ignore"], env });
   }
 }
 
@@ -255,6 +307,8 @@ async function takeMachineLock(root: string): Promise<void> {
   await killCgroupProcesses();
   removeCgroups();
   spawnSync("ip", ["link", "delete", NODE_NETWORK.bridge], { stdio: "ignore" });
+  const debian = unpackedDebianRoot();
+  if (debian !== undefined) removeKubeChains(debian);
   writeFileSync(LOCK, JSON.stringify({ root, pid: process.pid }) + "\n");
 }
 
@@ -275,26 +329,14 @@ function defaultRouteAddress(): string {
 }
 
 /** The environment of the node's daemons: our binaries first; iptables from the Debian packages. */
-function nodeEnvironment(parts: NodeParts, iptablesBin: string): NodeJS.ProcessEnv {
+function nodeEnvironment(parts: Pick<NodeParts, "bin" | "debian">): NodeJS.ProcessEnv {
   const libraries = join(parts.debian, "usr", "lib", "x86_64-linux-gnu");
   return {
     ...process.env,
-    PATH: [parts.bin, join(parts.debian, "usr", "sbin"), iptablesBin, process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin"].join(":"),
+    PATH: [parts.bin, join(parts.debian, "alternatives"), join(parts.debian, "usr", "sbin"), process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin"].join(":"),
     LD_LIBRARY_PATH: libraries,
     XTABLES_LIBDIR: join(libraries, "xtables"),
   };
-}
-
-/** iptables, ip6tables and their -save/-restore, as Debian's alternatives would link them. */
-async function iptablesCommands(parts: NodeParts, folder: string): Promise<void> {
-  const multi = join(parts.debian, "usr", "sbin", "xtables-nft-multi");
-  for (const family of ["iptables", "ip6tables"]) {
-    for (const suffix of ["", "-save", "-restore"]) {
-      const link = join(folder, `${family}${suffix}`);
-      await rm(link, { force: true });
-      await symlink(multi, link);
-    }
-  }
 }
 
 function cniConfig(ipamData: string): object {
@@ -458,13 +500,16 @@ async function killShims(socket: string): Promise<void> {
 
 /** Unmounts everything mounted under root (volumes, overlays, network namespaces), deepest first. */
 function unmountUnder(root: string): void {
-  const mountPoints = readFileSync("/proc/self/mountinfo", "utf8")
+  for (const point of mountPointsUnder(root)) spawnSync("umount", ["--lazy", point], { stdio: "ignore" });
+}
+
+function mountPointsUnder(root: string): string[] {
+  return readFileSync("/proc/self/mountinfo", "utf8")
     .split("\n")
     .map((line) => line.split(" ")[4] ?? "")
     .map((point) => point.replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))))
     .filter((point) => point === root || point.startsWith(`${root}/`))
     .sort((a, b) => b.length - a.length);
-  for (const point of mountPoints) spawnSync("umount", ["--lazy", point], { stdio: "ignore" });
 }
 
 function httpOk(url: string): Promise<boolean> {

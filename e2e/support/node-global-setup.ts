@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
-import { startCluster, stopCluster } from "../node/cluster.ts";
+import { clusterLeftovers, startCluster, stopCluster } from "../node/cluster.ts";
 import { nodeHostingProblems } from "../node/node.ts";
 
 declare module "vitest" {
@@ -38,6 +38,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("nodeIp", cluster.node.ip);
   return async () => {
     await stopCluster(dir);
+    // cluster-down's promise, checked on every run: nothing of the cluster is left on the machine.
+    const leftovers = clusterLeftovers(dir);
     await rm(dir, { recursive: true, force: true });
+    if (leftovers.length > 0) throw new Error(`the cluster left behind:\n  ${leftovers.join("\n  ")}`);
   };
 }
