@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import { pack as tarPack, type Header } from "tar-stream";
+import { normalizedImageReference } from "../src/api/image-reference.ts";
 
 /** One entry of a layer; directories are created for every path that needs them. */
 export type LayerEntry =
@@ -74,7 +75,7 @@ export async function writeOciArchive(file: string, images: readonly Image[]): P
       config: { mediaType: "application/vnd.oci.image.config.v1+json", ...config },
       layers: layerDescriptors,
     })));
-    const name = normalizedReference(image.reference);
+    const name = normalizedImageReference(image.reference);
     manifests.push({
       mediaType: "application/vnd.oci.image.manifest.v1+json",
       ...manifest,
@@ -91,17 +92,6 @@ export async function writeOciArchive(file: string, images: readonly Image[]): P
   ];
   await writeFile(file, await layerTar(archive));
   return written;
-}
-
-/** `name[:tag]` as containerd and the kubelet store it: `docker.io/library/` where implied. */
-export function normalizedReference(reference: string): string {
-  const slash = reference.indexOf("/");
-  const first = slash === -1 ? "" : reference.slice(0, slash);
-  const domained = first.includes(".") || first.includes(":") || first === "localhost";
-  let name = domained ? reference : `docker.io/${slash === -1 ? "library/" : ""}${reference}`;
-  const lastPart = name.slice(name.lastIndexOf("/") + 1);
-  if (!lastPart.includes(":") && !lastPart.includes("@")) name += ":latest";
-  return name;
 }
 
 function imageConfigDocument(config: ImageConfig, layers: readonly Buffer[]): object {

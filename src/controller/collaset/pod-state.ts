@@ -3,6 +3,7 @@
 // images its spec names — an in-place update is in progress until the kubelet says so).
 import { INSTANCE_ID_LABEL, isPodReady } from "../../decoration/rollout.ts";
 import type { Pod } from "../../kube/objects.ts";
+import { sameImage } from "../../api/image-reference.ts";
 
 export { INSTANCE_ID_LABEL };
 /** The template revision a pod was made from (the label StatefulSets and KusionStack use). */
@@ -39,31 +40,18 @@ export function isAvailable(pod: Pod): boolean {
   return !isTerminating(pod) && isReady(pod) && runsSpecImages(pod);
 }
 
-/** False while an image change has not reached the node (the in-place update is in progress). */
+/**
+ * False while an image change has not reached the node (the in-place update is in progress):
+ * a container or native sidecar whose status reports another image than its spec names.
+ */
 export function runsSpecImages(pod: Pod): boolean {
-  const statuses = pod.status?.containerStatuses;
-  if (statuses === undefined) return true;
-  const running = new Map(statuses.map((status) => [status.name, status.image]));
-  return (pod.spec?.containers ?? []).every((container) => {
-    const image = running.get(container.name);
-    return image === undefined || sameImage(image, container.image ?? "");
-  });
-}
-
-/** `nginx:1.27` and `docker.io/library/nginx:1.27` name the same image, as kubelets report either. */
-export function sameImage(a: string, b: string): boolean {
-  return normalizeImage(a) === normalizeImage(b);
-}
-
-function normalizeImage(image: string): string {
-  let reference = image;
-  const slash = reference.indexOf("/");
-  const first = slash < 0 ? "" : reference.slice(0, slash);
-  // A first component without '.', ':' or "localhost" is a Docker Hub path, not a registry.
-  if (slash < 0 || (!first.includes(".") && !first.includes(":") && first !== "localhost")) {
-    reference = `docker.io/${slash < 0 ? "library/" : ""}${reference}`;
-  }
-  const lastPart = reference.slice(reference.lastIndexOf("/") + 1);
-  if (!lastPart.includes(":") && !lastPart.includes("@")) reference += ":latest";
-  return reference;
+  const runs = (containers: readonly { name: string; image?: string }[], statuses: readonly { name: string; image: string }[] | undefined) => {
+    const running = new Map((statuses ?? []).map((status) => [status.name, status.image]));
+    return containers.every((container) => {
+      const image = running.get(container.name);
+      return image === undefined || sameImage(image, container.image ?? "");
+    });
+  };
+  const nativeSidecars = (pod.spec?.initContainers ?? []).filter((container) => container.restartPolicy === "Always");
+  return runs(pod.spec?.containers ?? [], pod.status?.containerStatuses) && runs(nativeSidecars, pod.status?.initContainerStatuses);
 }

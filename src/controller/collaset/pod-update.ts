@@ -1,7 +1,11 @@
 // How a live pod moves from what it is made of to what it should be (DESIGN §6): in place when
-// the two renders differ only in container images and metadata — what the API server lets a
-// live pod change — else by recreation. The renders come from stored revisions on both sides,
-// so defaults the API server filled in on the live pod never look like a difference.
+// the two renders differ only in metadata and in images the kubelet really restarts a container
+// for — those of regular containers and of native sidecars (init containers with
+// `restartPolicy: Always`); else by recreation. The API server also accepts a new image for a
+// regular init container, but the kubelet never runs it on a live pod (it keeps reporting the
+// old image: e2e/on-node/in-place-facts.test.ts), so that change recreates. The renders come
+// from stored revisions on both sides, so defaults the API server filled in on the live pod
+// never look like a difference.
 import { canonicalJson } from "../../revision/canonical-json.ts";
 import type { Pod } from "../../api/pod.ts";
 import type { Pod as LivePod } from "../../kube/objects.ts";
@@ -17,16 +21,26 @@ export type PodUpdate =
  */
 export function podUpdate(live: LivePod, from: Pod | undefined, to: Pod): PodUpdate {
   if (from === undefined) return { kind: "recreate", reason: "a revision the pod records is no longer stored" };
-  if (canonicalJson(withoutMutableParts(from)) !== canonicalJson(withoutMutableParts(to))) {
-    return { kind: "recreate", reason: "the change is more than container images and metadata" };
+  if (canonicalJson(withoutInPlaceParts(from)) !== canonicalJson(withoutInPlaceParts(to))) {
+    return { kind: "recreate", reason: "the change is more than metadata and the images of containers and native sidecars" };
   }
   return { kind: "in-place", operations: inPlaceOperations(live, from, to) };
 }
 
-function withoutMutableParts(pod: Pod): unknown {
-  const strip = (containers: readonly object[] | undefined) => containers?.map((container) => ({ ...container, image: undefined }));
+/** The pod without what changes in place: metadata, images of containers and native sidecars. */
+function withoutInPlaceParts(pod: Pod): unknown {
   const spec = pod.spec ?? { containers: [] };
-  return { spec: { ...spec, containers: strip(spec.containers), initContainers: strip(spec.initContainers) } };
+  return {
+    spec: {
+      ...spec,
+      containers: spec.containers.map((container) => ({ ...container, image: undefined })),
+      initContainers: spec.initContainers?.map((container) => (isNativeSidecar(container) ? { ...container, image: undefined } : container)),
+    },
+  };
+}
+
+function isNativeSidecar(container: { restartPolicy?: string }): boolean {
+  return container.restartPolicy === "Always";
 }
 
 /** The changes from `from` to `to`, applied to the live pod, guarded by its resourceVersion. */

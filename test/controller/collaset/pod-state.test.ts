@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { instanceIdOf, isAvailable, isAwaitingReplacement, RECREATE_FINALIZER, runsSpecImages, sameImage } from "../../../src/controller/collaset/pod-state.ts";
+import { sameImage } from "../../../src/api/image-reference.ts";
+import { instanceIdOf, isAvailable, isAwaitingReplacement, RECREATE_FINALIZER, runsSpecImages } from "../../../src/controller/collaset/pod-state.ts";
 import { pod } from "./fixtures.ts";
 
 describe("CollaSet pod state", () => {

@@ -1,6 +1,7 @@
 import jsonpatch from "fast-json-patch";
 import { describe, expect, it } from "vitest";
 import { podUpdate } from "../../../src/controller/collaset/pod-update.ts";
+import { runsSpecImages } from "../../../src/controller/collaset/pod-state.ts";
 import { slotPod } from "../../../src/controller/collaset/slot-pod.ts";
 import { collaSet, pod, sidecarRevision, sources, template } from "./fixtures.ts";
 
@@ -41,7 +42,42 @@ describe("podUpdate", () => {
   it("recreates for a new container, an env change, or when what the pod records is no longer stored", () => {
     const live = pod("web-x", { id: 0, template: "r1" });
     expect(podUpdate(live, render("r1"), render("r1", { mesh: "m1" }))).toMatchObject({ kind: "recreate" });
-    expect(podUpdate(live, render("r1"), render("r3"))).toMatchObject({ kind: "recreate", reason: "the change is more than container images and metadata" });
+    expect(podUpdate(live, render("r1"), render("r3"))).toMatchObject({ kind: "recreate", reason: "the change is more than metadata and the images of containers and native sidecars" });
     expect(podUpdate(live, undefined, render("r2"))).toMatchObject({ kind: "recreate", reason: "a revision the pod records is no longer stored" });
+  });
+
+  describe("init containers, as the kubelet treats them", () => {
+    const initRevisions = sources({ r1: template("nginx:1.27") }, [
+      sidecarRevision("mesh", "m1", "", { template: { initContainers: [{ name: "proxy", image: "envoy:1", restartPolicy: "Always" }] } }),
+      sidecarRevision("mesh", "m2", "", { template: { initContainers: [{ name: "proxy", image: "envoy:2", restartPolicy: "Always" }] } }),
+      sidecarRevision("setup", "s1", "", { template: { initContainers: [{ name: "migrate", image: "migrate:1" }] } }),
+      sidecarRevision("setup", "s2", "", { template: { initContainers: [{ name: "migrate", image: "migrate:2" }] } }),
+    ]);
+    const renderInit = (decorations: Record<string, string>) =>
+      slotPod(collaSet(), 0, { template: "r1", decorations: new Map(Object.entries(decorations)) }, initRevisions)!;
+    const live = (decorations: Record<string, string>) => {
+      const current = pod("web-x", { id: 0, template: "r1", decorations });
+      const initContainers = (renderInit(decorations).spec?.initContainers ?? []).map(({ name, image, restartPolicy }) => ({ name, image, ...(restartPolicy === undefined ? {} : { restartPolicy }) }));
+      current.spec = { ...current.spec!, initContainers };
+      return current;
+    };
+
+    it("changes a native sidecar's image in place (the kubelet restarts only it)", () => {
+      const update = podUpdate(live({ mesh: "m1" }), renderInit({ mesh: "m1" }), renderInit({ mesh: "m2" }));
+      expect(update.kind).toBe("in-place");
+      expect(update.kind === "in-place" ? update.operations : []).toContainEqual({ op: "replace", path: "/spec/initContainers/0/image", value: "envoy:2" });
+    });
+
+    it("recreates for a regular init container's image (the kubelet never runs it on a live pod)", () => {
+      expect(podUpdate(live({ setup: "s1" }), renderInit({ setup: "s1" }), renderInit({ setup: "s2" }))).toMatchObject({ kind: "recreate" });
+    });
+
+    it("counts a native sidecar still on its old image as an update in progress", () => {
+      const updating = live({ mesh: "m2" });
+      updating.status = { ...updating.status, initContainerStatuses: [{ name: "proxy", image: "envoy:1", imageID: "", ready: true, restartCount: 0 }] };
+      expect(runsSpecImages(updating)).toBe(false);
+      updating.status.initContainerStatuses = [{ name: "proxy", image: "docker.io/library/envoy:2", imageID: "", ready: true, restartCount: 1 }];
+      expect(runsSpecImages(updating)).toBe(true);
+    });
   });
 });
