@@ -3,7 +3,7 @@
 // control plane started `forNode`. Everything it makes — processes, mounts, network namespaces,
 // the bridge, cgroups, iptables chains — is listed in DIR/node/state.json and removed by
 // stopNode, which a reaper runs when the owner dies. Facts: /work/shared/notes/realnode.md.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -22,6 +22,8 @@ export const NODE_NETWORK = { bridge: "pd-cni0", podCidr: "10.88.0.0/16", name: 
 const CGROUP_ROOT = "pod-decorator-node";
 const CGROUP_FS = "/sys/fs/cgroup";
 const LOCK = "/run/pod-decorator/node.json";
+/** containerd allows at most 42 characters for its shims' socket folder: a short host-wide one. */
+const SHIM_SOCKETS = "/run/pod-decorator/shims";
 const daemons = ["kube-proxy", "kubelet", "containerd"] as const;
 type Daemon = (typeof daemons)[number];
 
@@ -100,7 +102,8 @@ export async function startNode(dirArgument: string, options: StartNodeOptions):
   const name = options.name ?? "e2e-node";
   const ip = defaultRouteAddress();
   const paths = {
-    logs: join(root, "logs"),
+    // Beside the control plane's logs, so they outlive the node (kept when a run crashes).
+    logs: join(resolve(dirArgument), "logs", "node"),
     cniConf: join(root, "cni", "conf"),
     cniIpam: join(root, "cni", "ipam"),
     containerd: join(root, "containerd"),
@@ -127,7 +130,7 @@ export async function startNode(dirArgument: string, options: StartNodeOptions):
 
     state.pids.containerd = launch(join(parts.bin, "containerd"), ["--config", join(paths.containerd, "config.toml")], join(paths.logs, "containerd.log"), environment);
     await saveState();
-    await waitFor("containerd", async () => spawnSync(join(parts.bin, "ctr"), ["--address", paths.socket, "version"]).status === 0, state.pids.containerd, join(paths.logs, "containerd.log"));
+    await waitFor("containerd", () => criServing(parts, paths.socket, join(paths.logs, "containerd.log")), state.pids.containerd, join(paths.logs, "containerd.log"));
     for (const archive of options.images) ctr(["images", "import", "--no-unpack=false", archive]);
     log(`containerd ready, ${options.images.length} image archive(s) imported`);
 
@@ -195,6 +198,7 @@ export async function stopNode(dirArgument: string): Promise<void> {
   const debian = state?.parts.debian ?? unpackedDebianRoot();
   if (debian !== undefined) removeKubeChains(debian);
   await rm(root, { recursive: true, force: true });
+  await rm(SHIM_SOCKETS, { recursive: true, force: true });
   releaseMachineLock(root);
   const reaper = state?.pids.reaper;
   if (reaper !== undefined && reaper !== process.pid && isOurs(reaper, "reaper.ts")) process.kill(reaper, "SIGKILL");
@@ -210,6 +214,7 @@ export function nodeLeftovers(dirArgument: string): string[] {
   found.push(...mountPointsUnder(dir).map((point) => `mount ${point}`));
   if (spawnSync("ip", ["link", "show", NODE_NETWORK.bridge], { stdio: "ignore" }).status === 0) found.push(`interface ${NODE_NETWORK.bridge}`);
   found.push(...nodeCgroups().map((path) => `cgroup ${path}`));
+  if (existsSync(SHIM_SOCKETS)) found.push(`folder ${SHIM_SOCKETS}`);
   const debian = unpackedDebianRoot();
   if (debian !== undefined) {
     const env = nodeEnvironment({ bin: "", debian });
@@ -370,7 +375,7 @@ disabled_plugins = ["io.containerd.internal.v1.opt", "io.containerd.nri.v1.nri"]
   [plugins.'io.containerd.server.v1.ttrpc']
     address = ${quote(`${paths.socket}.ttrpc`)}
   [plugins.'io.containerd.shim.v1.manager']
-    socket_dir = ${quote(join(state, "s"))}
+    socket_dir = ${quote(SHIM_SOCKETS)}
   [plugins.'io.containerd.cri.v1.images']
     snapshotter = "overlayfs"
     [plugins.'io.containerd.cri.v1.images'.pinned_images]
@@ -512,11 +517,35 @@ function mountPointsUnder(root: string): string[] {
     .sort((a, b) => b.length - a.length);
 }
 
+/**
+ * Whether containerd serves the CRI. A plugin that failed to load does not stop containerd, so
+ * the kubelet would only say "unknown service runtime.v1.RuntimeService": say which plugin failed.
+ */
+async function criServing(parts: NodeParts, socket: string, log: string): Promise<boolean> {
+  const plugins = await run(join(parts.bin, "ctr"), ["--address", socket, "plugins", "ls"]);
+  if (plugins.status !== 0) return false;
+  const failed = plugins.stdout.split("\n").filter((line) => /\serror\s*$/.test(line)).map((line) => line.split(/\s+/).slice(0, 2).join(" "));
+  if (failed.some((plugin) => plugin.includes("cri"))) {
+    const reasons = readFileSync(log, "utf8").split("\n").filter((line) => line.includes("failed to load plugin")).slice(0, 5).join("\n");
+    throw new Error(`containerd did not load its CRI plugins (${failed.join(", ")}):\n${reasons}`);
+  }
+  return /io\.containerd\.grpc\.v1\s+cri\s+.*\sok\s*$/m.test(plugins.stdout);
+}
+
 function httpOk(url: string): Promise<boolean> {
   return fetch(url, { signal: AbortSignal.timeout(2000) }).then((response) => response.ok, () => false);
 }
 
 async function nodeReady(kubectl: string, name: string): Promise<boolean> {
-  const result = spawnSync(kubectl, ["get", "node", name, "-o", "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"], { encoding: "utf8" });
+  const result = await run(kubectl, ["get", "node", name, "-o", "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"]);
   return result.status === 0 && result.stdout.trim() === "True";
+}
+
+/** Runs a command to its end without blocking the event loop (the reaper and timers keep running). */
+function run(command: string, args: readonly string[]): Promise<{ status: number; stdout: string }> {
+  return new Promise((done) => {
+    execFile(command, args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
+      done({ status: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout });
+    });
+  });
 }
