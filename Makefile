@@ -87,8 +87,8 @@ manifests: node_modules/.installed ## regenerate the plain manifests in config/ 
 	@$(HELM)/build.sh >/dev/null
 	$(NODE) $(HELM)/cli.ts manifests
 
-demo: node_modules/.installed ## a narrated canary rollout of a sidecar on a local control plane (first run builds it: 15-30 min)
-	@echo "make demo: needs the local control plane; the first run on a machine builds it from Go modules (15-30 minutes on 2 cores, progress below), later runs start in seconds"
+demo: node_modules/.installed ## a narrated canary rollout of a sidecar on a local cluster, on a real node when this machine can host one (first run builds it: 15-30 min)
+	@echo "make demo: needs a local cluster; the first run on a machine builds it from Go modules (15-30 minutes on 2 cores, progress below), later runs start in seconds"
 	@$(CONTROLPLANE)/build.sh >/dev/null
 	$(NODE) e2e/demo.ts
 

@@ -2,8 +2,8 @@
 // a simulated kubelet so pods become Ready and in-place image changes can be seen finishing.
 import type { V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { clients, eventually, kubeConfig, kubectl, test } from "./support/cluster.ts";
-import { startNodeSimulator, type NodeSimulator } from "./support/node-simulator.ts";
+import { clients, eventually, kubectl, test } from "./support/cluster.ts";
+import { startKubelet, type Kubelet } from "./support/kubelet.ts";
 import { apply, collaSetYaml as collaSet, decorationYaml } from "./support/collaset-world.ts";
 import { startOperator, type Operator } from "./support/operator.ts";
 
@@ -22,18 +22,18 @@ interface CollaSetStatus {
 }
 
 let operator: Operator;
-let simulator: NodeSimulator;
+let kubelet: Kubelet;
 beforeAll(async () => {
   operator = await startOperator();
-  simulator = await startNodeSimulator({ config: kubeConfig(), restartDelayMs: 200 });
+  kubelet = await startKubelet();
 });
 afterAll(async () => {
-  await simulator.stop();
+  await kubelet.stop();
   expect(await operator.stop()).toBe(0);
 });
 
 function decoration(namespace: string, options: { image: string; partition?: number; canary?: string; extraSidecar?: boolean }): string {
-  const sidecars = [`log-shipper=${options.image}`, ...(options.extraSidecar === true ? ["metrics=exporter:1"] : [])];
+  const sidecars = [`log-shipper=${options.image}`, ...(options.extraSidecar === true ? ["metrics=e2e.local/logger:1"] : [])];
   return decorationYaml(namespace, sidecars, { ...(options.partition === undefined ? {} : { partition: options.partition }), ...(options.canary === undefined ? {} : { canary: options.canary }) });
 }
 
@@ -127,11 +127,11 @@ describe("CollaSet", () => {
   test("updates its template in place for an image, by recreation otherwise, within maxUnavailable", async ({ namespace }) => {
     await apply(collaSet(namespace, { replicas: 3 }));
     const before = await settledPods(namespace, 3, () => true, "three pods");
-    await apply(collaSet(namespace, { replicas: 3 }).replace("nginx:1.27", "nginx:1.28"));
-    const inPlace = await settledPods(namespace, 3, (list) => list.every((pod) => pod.image === "nginx:1.28"), "the new image");
+    await apply(collaSet(namespace, { replicas: 3 }).replace("e2e.local/app:1", "e2e.local/app:2"));
+    const inPlace = await settledPods(namespace, 3, (list) => list.every((pod) => pod.image === "e2e.local/app:2"), "the new image");
     expect(inPlace.map((pod) => pod.uid)).toEqual(before.map((pod) => pod.uid));
 
-    await apply(collaSet(namespace, { replicas: 3, env: "green" }).replace("nginx:1.27", "nginx:1.28"));
+    await apply(collaSet(namespace, { replicas: 3, env: "green" }).replace("e2e.local/app:1", "e2e.local/app:2"));
     const recreated = await settledPods(namespace, 3, (list) => list.every((pod) => !inPlace.some((old) => old.uid === pod.uid)), "recreation");
     expect(recreated.map((pod) => pod.id)).toEqual(["0", "1", "2"]);
     // The controller writes status after it has seen the last pod become available: poll for it.
@@ -150,40 +150,40 @@ describe("decoration rollouts through CollaSet", () => {
     const bare = await settledPods(namespace, 3, () => true, "three pods");
 
     // partition 2: exactly one pod (instance 0) is decorated, by recreation (a new container).
-    await apply(decoration(namespace, { image: "fluent-bit:v1", partition: 2 }));
+    await apply(decoration(namespace, { image: "e2e.local/sidecar:1", partition: 2 }));
     const r1 = await decorationRevision(namespace);
     let current = await settledPods(namespace, 3, (list) => list.filter((pod) => pod.sidecars.length > 0).length === 1, "one decorated pod");
-    expect(current.map((pod) => pod.sidecars)).toEqual([["log-shipper=fluent-bit:v1"], [], []]);
+    expect(current.map((pod) => pod.sidecars)).toEqual([["log-shipper=e2e.local/sidecar:1"], [], []]);
     expect(current[0]!.uid).not.toBe(bare[0]!.uid);
     expect(current.slice(1).map((pod) => pod.uid)).toEqual(bare.slice(1).map((pod) => pod.uid));
     await expectTable("pd", namespace, "logging 3 1 1 1");
     expect(await table("pd", namespace)).toContain(r1);
 
     // partition 0: all three.
-    await apply(decoration(namespace, { image: "fluent-bit:v1", partition: 0 }));
+    await apply(decoration(namespace, { image: "e2e.local/sidecar:1", partition: 0 }));
     current = await settledPods(namespace, 3, (list) => list.every((pod) => pod.sidecars.length === 1), "three decorated pods");
     expect(current.map((pod) => pod.id)).toEqual(["0", "1", "2"]);
     await expectTable("pd", namespace, `logging 3 3 3 3 ${r1} ${r1}`);
 
     // A sidecar image change goes in place: same pods, new image.
-    await apply(decoration(namespace, { image: "fluent-bit:v2" }));
+    await apply(decoration(namespace, { image: "e2e.local/sidecar:2" }));
     const r2 = await decorationRevision(namespace);
-    const inPlace = await settledPods(namespace, 3, (list) => list.every((pod) => pod.sidecars[0] === "log-shipper=fluent-bit:v2"), "the new sidecar image");
+    const inPlace = await settledPods(namespace, 3, (list) => list.every((pod) => pod.sidecars[0] === "log-shipper=e2e.local/sidecar:2"), "the new sidecar image");
     expect(inPlace.map((pod) => pod.uid)).toEqual(current.map((pod) => pod.uid));
     expect(inPlace.every((pod) => pod.revisions === JSON.stringify([{ name: "logging", revision: r2 }]))).toBe(true);
     await expectTable("pd", namespace, `logging 3 3 3 3 ${r2} ${r2}`);
 
     // A new sidecar cannot be added to a live pod: recreated, with the same instance ids.
-    await apply(decoration(namespace, { image: "fluent-bit:v2", extraSidecar: true }));
+    await apply(decoration(namespace, { image: "e2e.local/sidecar:2", extraSidecar: true }));
     const withMetrics = await settledPods(namespace, 3, (list) => list.every((pod) => pod.sidecars.length === 2), "the second sidecar");
     expect(withMetrics.map((pod) => pod.id)).toEqual(["0", "1", "2"]);
     expect(withMetrics.some((pod) => inPlace.some((old) => old.uid === pod.uid))).toBe(false);
 
     // Selector canary: only instance 1 moves to v3.
-    await apply(decoration(namespace, { image: "fluent-bit:v3", extraSidecar: true, canary: "1" }));
+    await apply(decoration(namespace, { image: "e2e.local/sidecar:3", extraSidecar: true, canary: "1" }));
     const r3 = await decorationRevision(namespace);
-    const canary = await settledPods(namespace, 3, (list) => list[1]!.sidecars[0] === "log-shipper=fluent-bit:v3", "the canary");
-    expect(canary.map((pod) => pod.sidecars[0])).toEqual(["log-shipper=fluent-bit:v2", "log-shipper=fluent-bit:v3", "log-shipper=fluent-bit:v2"]);
+    const canary = await settledPods(namespace, 3, (list) => list[1]!.sidecars[0] === "log-shipper=e2e.local/sidecar:3", "the canary");
+    expect(canary.map((pod) => pod.sidecars[0])).toEqual(["log-shipper=e2e.local/sidecar:2", "log-shipper=e2e.local/sidecar:3", "log-shipper=e2e.local/sidecar:2"]);
     await expectTable("pd", namespace, `logging 3 3 1 1`);
     expect(await table("pd", namespace)).toContain(r3);
 
@@ -197,12 +197,12 @@ describe("decoration rollouts through CollaSet", () => {
   test("pods held back by a partition stay undecorated when a template change recreates them", async ({ namespace }) => {
     await apply(collaSet(namespace, { replicas: 3 }));
     await settledPods(namespace, 3, () => true, "three pods");
-    await apply(decoration(namespace, { image: "fluent-bit:v1", partition: 2 }));
+    await apply(decoration(namespace, { image: "e2e.local/sidecar:1", partition: 2 }));
     const held = await settledPods(namespace, 3, (list) => list.filter((pod) => pod.sidecars.length > 0).length === 1, "one decorated pod");
 
     await apply(collaSet(namespace, { replicas: 3, env: "green" }));
     const recreated = await settledPods(namespace, 3, (list) => list.every((pod) => !held.some((old) => old.uid === pod.uid)), "every pod recreated");
-    expect(recreated.map((pod) => pod.sidecars)).toEqual([["log-shipper=fluent-bit:v1"], [], []]);
+    expect(recreated.map((pod) => pod.sidecars)).toEqual([["log-shipper=e2e.local/sidecar:1"], [], []]);
     expect(recreated.slice(1).every((pod) => pod.revisions === "[]")).toBe(true);
     const env = (await pods(namespace)).map((pod) => pod.spec!.containers.find((container) => container.name === "app")!.env![0]!.value);
     expect(env).toEqual(["green", "green", "green"]);
@@ -211,7 +211,7 @@ describe("decoration rollouts through CollaSet", () => {
   test("a controller killed mid-rollout finishes it after a restart, with no duplicate pods", async ({ namespace }) => {
     await apply(collaSet(namespace, { replicas: 6, maxUnavailable: 2 }));
     await settledPods(namespace, 6, () => true, "six pods");
-    await apply(decoration(namespace, { image: "fluent-bit:v1" }));
+    await apply(decoration(namespace, { image: "e2e.local/sidecar:1" }));
     await eventually(async () => ((await pods(namespace)).some((pod) => pod.spec!.containers.length === 2) ? true : undefined), 30_000, "the rollout to start");
     await operator.kill("SIGKILL");
     operator = await startOperator();

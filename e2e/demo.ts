@@ -1,7 +1,9 @@
-// `make demo`: a canary rollout of a sidecar, narrated, on a local control plane (etcd,
-// kube-apiserver and the garbage collector built from Go modules), with `pod-decorator serve`
-// as a child process and a simulated kubelet so pods become Ready and in-place image changes
-// can be seen completing. Everything is stopped at the end, or if the demo fails or is killed.
+// `make demo`: a canary rollout of a sidecar, narrated, on a local cluster built from Go modules,
+// with `pod-decorator serve` as a child process. When this machine can host a real node (root,
+// cgroups: e2e/node) the pods run in real containers (kubelet, containerd, runc) and the in-place
+// update is seen in the kubelet's restart counts; otherwise on the control plane alone with a
+// simulated kubelet, and the demo says so. Everything is stopped at the end, or if the demo
+// fails or is killed.
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,6 +12,9 @@ import { fileURLToPath } from "node:url";
 import { CoreV1Api, type V1Pod } from "@kubernetes/client-node";
 import { parse, stringify } from "yaml";
 import { startControlPlane, stopControlPlane, type ControlPlane } from "./controlplane/controlplane.ts";
+import { startCluster, stopCluster } from "./node/cluster.ts";
+import { nodeHostingProblems } from "./node/node.ts";
+import { testImage } from "./node/test-images.ts";
 import { startNodeSimulator } from "./support/node-simulator.ts";
 import { eventually } from "./support/polling.ts";
 import { loadKubeConfigFile, startServeProcess } from "./support/serve-process.ts";
@@ -44,6 +49,7 @@ const podColumns = [
   "UID:.metadata.uid",
   "CONTAINERS:.spec.containers[*].name",
   "IMAGES:.spec.containers[*].image",
+  "RESTARTS:.status.containerStatuses[*].restartCount",
 ].join(",");
 
 async function pods(core: CoreV1Api): Promise<V1Pod[]> {
@@ -65,30 +71,40 @@ async function settled(core: CoreV1Api, what: string, check: (items: V1Pod[]) =>
 
 const sidecarCount = (items: V1Pod[]) => items.filter((pod) => pod.spec!.containers.some((container) => container.name === "log-shipper")).length;
 
-async function logging(partition: number, image?: string): Promise<string> {
+/** The samples run the local test images (e2e/node/test-images.ts): nothing is pulled. */
+const APP_IMAGE = testImage("app");
+const SIDECAR_IMAGES = [testImage("sidecar", "1"), testImage("sidecar", "2")] as const;
+
+async function collaSetSample(): Promise<string> {
+  const manifest = parse(await readFile(join(samples, "collaset.yaml"), "utf8")) as { spec: { template: { spec: { containers: { image: string }[] } } } };
+  manifest.spec.template.spec.containers[0]!.image = APP_IMAGE;
+  return stringify(manifest);
+}
+
+async function logging(partition: number, image: string = SIDECAR_IMAGES[0]): Promise<string> {
   const manifest = parse(await readFile(join(samples, "poddecoration-logging.yaml"), "utf8")) as {
     metadata: Record<string, unknown>;
     spec: { updateStrategy?: unknown; template: { containers: { image: string }[] } };
   };
   manifest.metadata.namespace = NAMESPACE;
   manifest.spec.updateStrategy = { rollingUpdate: { partition } };
-  if (image !== undefined) manifest.spec.template.containers[0]!.image = image;
+  manifest.spec.template.containers[0]!.image = image;
   return stringify(manifest);
 }
 
-async function demo(plane: ControlPlane): Promise<void> {
+async function demo(plane: ControlPlane, realNode: boolean): Promise<void> {
   const config = loadKubeConfigFile(plane.kubeconfig);
   const core = config.makeApiClient(CoreV1Api);
 
-  say("Starting pod-decorator serve (webhook + controllers) and a simulated kubelet");
+  say(`Starting pod-decorator serve (webhook + controllers)${realNode ? "" : " and a simulated kubelet"}`);
   const serve = await startServeProcess({ kubeconfig: plane.kubeconfig });
-  const kubelet = await startNodeSimulator({ config, namespace: NAMESPACE, restartDelayMs: 500 });
+  const kubelet = realNode ? undefined : await startNodeSimulator({ config, namespace: NAMESPACE, restartDelayMs: 500 });
   note(`serve is listening on https://127.0.0.1:${serve.port}; the API server calls it for every new pod`);
   try {
     await kubectl(plane, ["create", "namespace", NAMESPACE]);
 
-    say("A CollaSet of three pods (config/samples/collaset.yaml)");
-    await kubectl(plane, ["apply", "-n", NAMESPACE, "-f", join(samples, "collaset.yaml")]);
+    say(`A CollaSet of three pods (config/samples/collaset.yaml, running ${APP_IMAGE})`);
+    await kubectl(plane, ["apply", "-n", NAMESPACE, "-f", "-"], await collaSetSample());
     await settled(core, "three ready pods", () => true);
     await show(plane, ["get", "cls", "-n", NAMESPACE]);
     await show(plane, ["get", "pods", "-n", NAMESPACE, "-o", `custom-columns=${podColumns}`]);
@@ -108,39 +124,51 @@ async function demo(plane: ControlPlane): Promise<void> {
     await show(plane, ["get", "pods", "-n", NAMESPACE, "-o", `custom-columns=${podColumns}`]);
 
     say("A new sidecar image: an image change is done in place");
-    await kubectl(plane, ["apply", "-f", "-"], await logging(0, "cr.fluentbit.io/fluent/fluent-bit:3.2.3"));
+    await kubectl(plane, ["apply", "-f", "-"], await logging(0, SIDECAR_IMAGES[1]));
     const updated = await settled(core, "the new image on all three pods", (items) =>
-      items.every((pod) => pod.spec!.containers.some((container) => container.image === "cr.fluentbit.io/fluent/fluent-bit:3.2.3")));
+      items.every((pod) => pod.spec!.containers.some((container) => container.image === SIDECAR_IMAGES[1])));
     await show(plane, ["get", "pd,cls", "-n", NAMESPACE]);
     await show(plane, ["get", "pods", "-n", NAMESPACE, "-o", `custom-columns=${podColumns}`]);
     const uids = (items: V1Pod[]) => items.map((pod) => pod.metadata!.uid).sort().join();
-    note(uids(updated) === uids(decorated) ? "same pod UIDs as before: updated in place, nothing restarted but the sidecar" : "pods were recreated");
+    note(uids(updated) === uids(decorated) ? "same pod UIDs as before: updated in place" : "pods were recreated");
+    if (realNode) note("RESTARTS is the kubelet's count per container (app, log-shipper): only the sidecar was restarted, with its new image");
     note("each pod records the decoration revisions it carries, as a label per decoration and in an annotation:");
     await show(plane, ["get", "pods", "-n", NAMESPACE, "-L", "poddecoration.kusionstack.io/pd-logging", "-L", "controller-revision-hash"]);
     note("and every revision is a ControllerRevision, kept up to the decoration's historyLimit:");
     await show(plane, ["get", "controllerrevisions", "-n", NAMESPACE]);
 
-    say("Done: stopping serve, the simulated kubelet and the control plane");
+    say(`Done: stopping serve and the ${realNode ? "cluster" : "simulated kubelet and the control plane"}`);
   } finally {
-    await kubelet.stop();
+    await kubelet?.stop();
     const code = await serve.stop();
     if (code !== 0) process.stdout.write(`serve exited with ${String(code)}:\n${serve.logs().slice(-4000)}\n`);
   }
 }
 
 const dir = await mkdtemp(join(tmpdir(), "pod-decorator-demo-"));
-say("Starting a local control plane: etcd, kube-apiserver, kube-controller-manager (loopback only)");
+const problems = nodeHostingProblems();
+const realNode = problems.length === 0;
+if (realNode) {
+  say("Starting a local cluster: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and one real node (kubelet, containerd, runc)");
+} else {
+  say("Starting a local control plane: etcd, kube-apiserver, kube-controller-manager (loopback only)");
+  note(`no real node: ${problems.join("; ")}; pods get a simulated kubelet instead (no container runs)`);
+}
 const started = Date.now();
-const plane = await startControlPlane(dir, { ownerPid: process.pid, crds: [crds], log: (line) => note(line) });
+const log = (line: string) => note(line);
+const plane = realNode
+  ? (await startCluster(dir, { ownerPid: process.pid, crds: [crds], log })).plane
+  : await startControlPlane(dir, { ownerPid: process.pid, crds: [crds], log });
 note(`ready in ${((Date.now() - started) / 1000).toFixed(1)}s; kubectl: ${plane.kubectl}`);
 let failed = false;
 try {
-  await demo(plane);
+  await demo(plane, realNode);
 } catch (error) {
   failed = true;
   process.stderr.write(`\ndemo failed: ${error instanceof Error ? error.message : String(error)}\n`);
 } finally {
-  await stopControlPlane(dir);
+  if (realNode) await stopCluster(dir);
+  else await stopControlPlane(dir);
   await rm(dir, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

@@ -12,18 +12,18 @@ import { createKubeClient } from "../src/kube/client.ts";
 import { privateApiServer, type PrivateApiServer } from "./runtime-control-plane.ts";
 import { kubeConfig, test } from "./support/cluster.ts";
 import { apply, collaSetPods, collaSetYaml, decorationYaml, ensureOperatorNamespace, expectConverged, isCollaSetPod, sidecarsOf, waitSettled } from "./support/collaset-world.ts";
-import { startNodeSimulator, type NodeSimulator } from "./support/node-simulator.ts";
+import { startKubelet, type Kubelet } from "./support/kubelet.ts";
 import { startOperator, troubleLines } from "./support/operator.ts";
 import { PodWatch } from "./support/pod-watch.ts";
 import { watchInvariants, worstMoment } from "./support/rollout-invariants.ts";
 
 const REPLICAS = 10;
 const MAX_UNAVAILABLE = 2;
-const v1 = ["log-shipper=fluent-bit:v1"];
-const withMetrics = ["log-shipper=fluent-bit:v1", "metrics=exporter:1"];
+const v1 = ["log-shipper=e2e.local/sidecar:1"];
+const withMetrics = ["log-shipper=e2e.local/sidecar:1", "metrics=e2e.local/logger:1"];
 
 let api: PrivateApiServer;
-let simulator: NodeSimulator;
+let kubelet: Kubelet;
 let dir: string;
 let kubeconfig: string;
 beforeAll(async () => {
@@ -32,10 +32,10 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "pod-decorator-private-apiserver-"));
   kubeconfig = join(dir, "kubeconfig");
   await writeFile(kubeconfig, api.config.exportConfig(), { mode: 0o600 });
-  simulator = await startNodeSimulator({ config: kubeConfig(), restartDelayMs: 200 });
+  kubelet = await startKubelet();
 });
 afterAll(async () => {
-  await simulator.stop();
+  await kubelet.stop();
   await api.kill();
   await rm(dir, { recursive: true, force: true });
 });

@@ -6,23 +6,23 @@ import { afterAll, beforeAll, describe, expect } from "vitest";
 import { createKubeClient } from "../src/kube/client.ts";
 import { clients, kubeConfig, test } from "./support/cluster.ts";
 import { apply, collaSetYaml, readCollaSet, decorationYaml, expectConverged, isCollaSetPod, waitSettled } from "./support/collaset-world.ts";
-import { startNodeSimulator, type NodeSimulator } from "./support/node-simulator.ts";
+import { startKubelet, type Kubelet } from "./support/kubelet.ts";
 import { startOperator, troubleLines } from "./support/operator.ts";
 import { PodWatch } from "./support/pod-watch.ts";
 import { watchInvariants, worstMoment } from "./support/rollout-invariants.ts";
 
 const REPLICAS = 10;
 const MAX_UNAVAILABLE = 3;
-const v1 = ["log-shipper=fluent-bit:v1"];
-const v2 = ["log-shipper=fluent-bit:v2"];
-const v2WithMetrics = ["log-shipper=fluent-bit:v2", "metrics=exporter:1"];
+const v1 = ["log-shipper=e2e.local/sidecar:1"];
+const v2 = ["log-shipper=e2e.local/sidecar:2"];
+const v2WithMetrics = ["log-shipper=e2e.local/sidecar:2", "metrics=e2e.local/logger:1"];
 
-let simulator: NodeSimulator;
+let kubelet: Kubelet;
 beforeAll(async () => {
-  simulator = await startNodeSimulator({ config: kubeConfig(), restartDelayMs: 200 });
+  kubelet = await startKubelet();
 });
 afterAll(async () => {
-  await simulator.stop();
+  await kubelet.stop();
 });
 
 interface Storm {

@@ -6,23 +6,23 @@ import { afterAll, beforeAll, describe, expect } from "vitest";
 import { createKubeClient } from "../src/kube/client.ts";
 import { clients, eventually, kubeConfig, test } from "./support/cluster.ts";
 import { apply, collaSetYaml, decorationYaml, ensureOperatorNamespace, expectConverged, isCollaSetPod, sidecarsOf, waitSettled } from "./support/collaset-world.ts";
-import { startNodeSimulator, type NodeSimulator } from "./support/node-simulator.ts";
+import { startKubelet, type Kubelet } from "./support/kubelet.ts";
 import { startOperator, troubleLines, type Operator } from "./support/operator.ts";
 import { PodWatch } from "./support/pod-watch.ts";
 import { watchInvariants, worstMoment } from "./support/rollout-invariants.ts";
 
 const REPLICAS = 12;
 const MAX_UNAVAILABLE = 2;
-const v1 = ["log-shipper=fluent-bit:v1"];
-const withMetrics = ["log-shipper=fluent-bit:v1", "metrics=exporter:1"];
+const v1 = ["log-shipper=e2e.local/sidecar:1"];
+const withMetrics = ["log-shipper=e2e.local/sidecar:1", "metrics=e2e.local/logger:1"];
 
-let simulator: NodeSimulator;
+let kubelet: Kubelet;
 beforeAll(async () => {
   await ensureOperatorNamespace();
-  simulator = await startNodeSimulator({ config: kubeConfig(), restartDelayMs: 200 });
+  kubelet = await startKubelet();
 });
 afterAll(async () => {
-  await simulator.stop();
+  await kubelet.stop();
 });
 
 async function webhookUrl(): Promise<string> {

@@ -9,23 +9,23 @@
 // replacement that cannot be created, and everything proceeds once the webhook is back.
 import type { V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { clients, eventually, kubeConfig, kubectl, test } from "./support/cluster.ts";
+import { clients, eventually, kubectl, test } from "./support/cluster.ts";
 import {
   apply, collaSetPods, collaSetYaml, decorationYaml, expectConverged, INSTANCE_ID, readCollaSet, readDecoration, REVISIONS, sidecarsOf, TEMPLATE_REVISION, waitSettled,
 } from "./support/collaset-world.ts";
-import { startNodeSimulator, type NodeSimulator } from "./support/node-simulator.ts";
+import { startKubelet, type Kubelet } from "./support/kubelet.ts";
 import { freePort, startOperator, troubleLines, type Operator } from "./support/operator.ts";
 
-const v1 = ["log-shipper=fluent-bit:v1"];
-const withMetrics = ["log-shipper=fluent-bit:v1", "metrics=exporter:1"];
+const v1 = ["log-shipper=e2e.local/sidecar:1"];
+const withMetrics = ["log-shipper=e2e.local/sidecar:1", "metrics=e2e.local/logger:1"];
 const POD_WEBHOOK = "pods.pod-decorator.kusionstack.io";
 
-let simulator: NodeSimulator;
+let kubelet: Kubelet;
 beforeAll(async () => {
-  simulator = await startNodeSimulator({ config: kubeConfig(), restartDelayMs: 200 });
+  kubelet = await startKubelet();
 });
 afterAll(async () => {
-  await simulator.stop();
+  await kubelet.stop();
 });
 
 /** Points the pod webhook at url; returns the URL it had. */
@@ -46,7 +46,7 @@ async function setPodWebhookUrl(url: string): Promise<string> {
 }
 
 function probePod(): V1Pod {
-  return { metadata: { name: "probe", labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx:1.27" }] } };
+  return { metadata: { name: "probe", labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "e2e.local/app:1" }] } };
 }
 
 /** What the API server does with a pod right now (it picks up webhook configuration changes after a delay). */
@@ -82,14 +82,14 @@ describe("pod webhook down", () => {
       const webhookUrl = await setPodWebhookUrl(`https://127.0.0.1:${await freePort()}/mutate-pods`);
       await waitForAdmission(namespace, "undecorated");
       const collaSet = await readCollaSet(namespace);
-      const bare = await createPod(namespace, { metadata: { name: "bare", labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx:1.27" }] } });
+      const bare = await createPod(namespace, { metadata: { name: "bare", labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "e2e.local/app:1" }] } });
       const escaped = await createPod(namespace, {
         metadata: {
           generateName: "web-",
           labels: { app: "web", [INSTANCE_ID]: "3", [TEMPLATE_REVISION]: collaSet.status?.updatedRevision ?? "" },
           ownerReferences: [{ apiVersion: "apps.kusionstack.io/v1alpha1", kind: "CollaSet", name: "web", uid: collaSet.metadata.uid, controller: true, blockOwnerDeletion: true }],
         },
-        spec: { containers: [{ name: "app", image: "nginx:1.27", env: [{ name: "MODE", value: "blue" }] }] },
+        spec: { containers: [{ name: "app", image: "e2e.local/app:1", env: [{ name: "MODE", value: "blue" }] }] },
       });
       for (const pod of [bare, escaped]) {
         expect(pod.spec?.containers.map((container) => container.name)).toEqual(["app"]);
@@ -132,7 +132,7 @@ describe("pod webhook down", () => {
 
       const webhookUrl = await setPodWebhookUrl(`https://127.0.0.1:${await freePort()}/mutate-pods`);
       await waitForAdmission(namespace, "refused");
-      await expect(createPod(namespace, { metadata: { name: "bare", labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx:1.27" }] } }))
+      await expect(createPod(namespace, { metadata: { name: "bare", labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "e2e.local/app:1" }] } }))
         .rejects.toMatchObject({ code: 500 });
       // A rollout that recreates every pod, and a pod lost to the node: neither can be made good now.
       await apply(decorationYaml(namespace, withMetrics));
@@ -153,7 +153,7 @@ describe("pod webhook down", () => {
       await setPodWebhookUrl(webhookUrl);
       const restoredAt = Date.now();
       await waitForAdmission(namespace, "decorated");
-      const admitted = await createPod(namespace, { metadata: { name: "bare", labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx:1.27" }] } });
+      const admitted = await createPod(namespace, { metadata: { name: "bare", labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "e2e.local/app:1" }] } });
       expect(admitted.spec?.containers.map((container) => container.name)).toEqual(["log-shipper", "metrics", "app"]);
       await expectConverged(namespace, { replicas: 4, sidecars: withMetrics, others: { decorated: 1, undecorated: 0 } });
       console.log(`webhook Fail: converged ${Date.now() - restoredAt} ms after the webhook URL was restored`);

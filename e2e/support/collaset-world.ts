@@ -44,7 +44,7 @@ spec:
     spec:
       containers:
         - name: app
-          image: nginx:1.27
+          image: e2e.local/app:1
           env:
             - name: MODE
               value: ${options.env ?? "blue"}
