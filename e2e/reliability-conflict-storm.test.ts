@@ -83,9 +83,10 @@ function startStorm(namespace: string, watch: PodWatch, podWriters: number): Sto
   };
 }
 
+/** Warnings pod-decorator's controllers reported (a real kubelet's own, e.g. about DNS, are not ours). */
 async function warningEvents(namespace: string): Promise<string[]> {
   const events = await clients().core.listNamespacedEvent({ namespace, fieldSelector: "type=Warning" });
-  return events.items.map((event) => `${event.involvedObject.kind ?? ""}/${event.involvedObject.name ?? ""} ${event.reason ?? ""}: ${event.message ?? ""}`);
+  return events.items.filter((event) => event.reportingComponent === "pod-decorator" || event.source?.component === "pod-decorator").map((event) => `${event.involvedObject.kind ?? ""}/${event.involvedObject.name ?? ""} ${event.reason ?? ""}: ${event.message ?? ""}`);
 }
 
 describe("conflict storm", () => {

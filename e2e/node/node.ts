@@ -4,7 +4,7 @@
 // the bridge, cgroups, iptables chains — is listed in DIR/node/state.json and removed by
 // stopNode, which a reaper runs when the owner dies. Facts: /work/shared/notes/realnode.md.
 import { execFile, execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync, type Dirent } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -181,27 +181,40 @@ export async function startNode(dirArgument: string, options: StartNodeOptions):
 export async function stopNode(dirArgument: string): Promise<void> {
   const root = join(resolve(dirArgument), "node");
   const state = await readState(root);
-  if (state !== undefined) {
-    // The kubelet first, so it restarts nothing; then every container process.
-    const kubelet = state.pids.kubelet;
-    if (kubelet !== undefined && isOurs(kubelet, "kubelet")) await terminate(kubelet);
-    const proxy = state.pids["kube-proxy"];
-    if (proxy !== undefined && isOurs(proxy, "kube-proxy")) await terminate(proxy);
-  }
-  await killCgroupProcesses();
-  await killShims(join(root, "containerd", "containerd.sock"));
-  const containerd = state?.pids.containerd;
-  if (containerd !== undefined && isOurs(containerd, "containerd")) await terminate(containerd);
-  unmountUnder(root);
-  removeCgroups();
-  spawnSync("ip", ["link", "delete", NODE_NETWORK.bridge], { stdio: "ignore" });
-  const debian = state?.parts.debian ?? unpackedDebianRoot();
-  if (debian !== undefined) removeKubeChains(debian);
-  await rm(root, { recursive: true, force: true });
-  await rm(SHIM_SOCKETS, { recursive: true, force: true });
+  // Every step runs even when one before it failed; the failures are reported together.
+  const failures: string[] = [];
+  const step = async (what: string, action: () => unknown) => {
+    try {
+      await action();
+    } catch (error) {
+      failures.push(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  const stopDaemon = (daemon: Daemon) => step(`stopping ${daemon}`, async () => {
+    const pid = state?.pids[daemon];
+    if (pid !== undefined && isOurs(pid, daemon)) await terminate(pid);
+  });
+  // The kubelet first, so it restarts nothing; then every container process, then the runtime.
+  await stopDaemon("kubelet");
+  await stopDaemon("kube-proxy");
+  await step("killing the containers", killCgroupProcesses);
+  await step("stopping the shims", () => killShims(join(root, "containerd", "containerd.sock")));
+  await stopDaemon("containerd");
+  await step("unmounting", () => unmountUnder(root));
+  await step("removing cgroups", removeCgroups);
+  await step("removing the bridge", () => spawnSync("ip", ["link", "delete", NODE_NETWORK.bridge], { stdio: "ignore" }));
+  await step("removing iptables chains", () => {
+    const debian = state?.parts.debian ?? unpackedDebianRoot();
+    if (debian !== undefined) removeKubeChains(debian);
+  });
+  await step("removing files", async () => {
+    await rm(root, { recursive: true, force: true });
+    await rm(SHIM_SOCKETS, { recursive: true, force: true });
+  });
   releaseMachineLock(root);
   const reaper = state?.pids.reaper;
   if (reaper !== undefined && reaper !== process.pid && isOurs(reaper, "reaper.ts")) process.kill(reaper, "SIGKILL");
+  if (failures.length > 0) throw new Error(`stopping the node in ${root}:\n  ${failures.join("\n  ")}`);
 }
 
 /**
@@ -450,7 +463,14 @@ function cgroupControllers(): string[] {
 function nodeCgroups(): string[] {
   const found: string[] = [];
   const walk = (path: string) => {
-    for (const entry of readdirSync(path, { withFileTypes: true })) if (entry.isDirectory()) walk(join(path, entry.name));
+    // The runtime removes cgroups while we look: a folder that is gone has nothing left to find.
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(path, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) if (entry.isDirectory()) walk(join(path, entry.name));
     found.push(path);
   };
   for (const controller of cgroupControllers()) {
@@ -460,10 +480,18 @@ function nodeCgroups(): string[] {
   return found;
 }
 
+function cgroupProcesses(path: string): number[] {
+  try {
+    return readFileSync(join(path, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
 /** SIGKILLs every process in the node's cgroups (the containers) until none is left. */
 async function killCgroupProcesses(): Promise<void> {
   for (let round = 0; round < 50; round += 1) {
-    const pids = new Set(nodeCgroups().flatMap((path) => readFileSync(join(path, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number)));
+    const pids = new Set(nodeCgroups().flatMap(cgroupProcesses));
     if (pids.size === 0) return;
     for (const pid of pids) {
       try {
