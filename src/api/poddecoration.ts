@@ -36,6 +36,7 @@ import {
 import { LabelSelectorSchema, validateLabelSelector } from "./label-selector.ts";
 import { dns1123SubdomainErrors } from "./names.ts";
 import { nestingErrors } from "./nesting.ts";
+import { withoutNullFields } from "./null-fields.ts";
 import { OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
 import { schemaChecker } from "./schema-validation.ts";
 import {
@@ -165,9 +166,12 @@ export const PodDecorationSchema = Type.Object({
 });
 export type PodDecoration = Static<typeof PodDecorationSchema>;
 
-/** Fills in every schema default; pure (the input is not touched) and tolerant of malformed input. */
+/**
+ * Fills in every schema default, with null fields read as absent (as the API server reads
+ * them); pure (the input is not touched) and tolerant of malformed input.
+ */
 export function defaultPodDecoration(pd: PodDecoration): PodDecoration {
-  return Value.Default(PodDecorationSchema, structuredClone(pd)) as PodDecoration;
+  return Value.Default(PodDecorationSchema, withoutNullFields(pd)) as PodDecoration;
 }
 
 export function decorationGroup(pd: Pick<PodDecoration, "spec">): string {
@@ -189,13 +193,15 @@ const specChecker = schemaChecker(PodDecorationSpecSchema);
 /**
  * Structural validation (DESIGN §2): the schema, then the rules a schema cannot say. Missing
  * fields that have defaults are treated as their defaults, so this works before or after
- * `defaultPodDecoration`. Status is not validated: the API server ignores it on writes.
+ * `defaultPodDecoration`, and null fields are absent ones. Status is not validated: the API
+ * server ignores it on writes.
  */
 export function validatePodDecoration(value: unknown): FieldError[] {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return [invalidError("", value, "must be an object")];
   const tooDeep = nestingErrors(value, "");
   if (tooDeep.length > 0) return tooDeep;
-  const object = value as Record<string, unknown>;
+  // A null field is an absent one (the API server prunes it): never a reason to refuse.
+  const object = withoutNullFields(value as Record<string, unknown>);
   const errors: FieldError[] = [];
   if (object.apiVersion !== API_VERSION) errors.push(notSupportedError("apiVersion", object.apiVersion, [API_VERSION]));
   if (object.kind !== POD_DECORATION_KIND) errors.push(notSupportedError("kind", object.kind, [POD_DECORATION_KIND]));
@@ -205,7 +211,7 @@ export function validatePodDecoration(value: unknown): FieldError[] {
   else errors.push(...specChecker.errors(object.spec, "spec"));
   if (errors.length > 0) return errors;
 
-  const pd = value as PodDecoration;
+  const pd = object as PodDecoration;
   errors.push(...validateObjectName(pd.metadata, "metadata"));
   errors.push(...validateSpec(pd.spec));
   return errors;

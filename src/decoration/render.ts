@@ -12,7 +12,8 @@ import { renderAffinity, renderRuntimeClass, renderTolerations } from "./parts/s
 import { renderVolumes } from "./parts/volumes.ts";
 import type { Warn } from "./parts/warn.ts";
 import { decorationLabelKey, decorationLabelValue, formatRevisionsAnnotation, podRevisions, type RecordedRevision, REVISIONS_ANNOTATION } from "./recording.ts";
-import { cloneJson } from "../api/json.ts";
+import { podWithoutNullFields } from "../api/null-fields.ts";
+import { isPresent } from "./parts/present.ts";
 
 /** One decoration to render, at the revision chosen for this pod. */
 export interface DecorationToApply {
@@ -42,7 +43,8 @@ export interface RenderResult {
  * revisions annotation and labels. The pod's containers as given are its primary containers.
  */
 export function renderPod(pod: Pod, decorations: readonly DecorationToApply[]): RenderResult {
-  const result = cloneJson(pod);
+  // A copy, read as the API server reads it: a null field is an absent one (DESIGN §10).
+  const result = podWithoutNullFields(pod);
   const warnings: string[] = [];
   if (decorations.length === 0) return { pod: result, warnings, applied: [] };
 
@@ -56,7 +58,7 @@ export function renderPod(pod: Pod, decorations: readonly DecorationToApply[]): 
   const metadata: ObjectMeta = (result.metadata ??= {});
   const spec: PodSpec = (result.spec ??= { containers: [] });
   spec.containers ??= [];
-  const primaryNames = new Set(spec.containers.map((container) => container.name));
+  const primaryNames = new Set(spec.containers.filter(isPresent).map((container) => container.name));
 
   for (const decoration of ordered) {
     const warn: Warn = (path, message) => warnings.push(`PodDecoration/${decoration.name}: ${path}: ${message}`);

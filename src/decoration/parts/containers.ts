@@ -4,6 +4,7 @@ import type { Container, EnvVar, PodSpec, VolumeMount } from "../../api/kubernet
 import type { ContainerPatch, PrimaryContainerPatch } from "../../api/poddecoration.ts";
 import type { Warn } from "./warn.ts";
 import { cloneJson } from "../../api/json.ts";
+import { isPresent } from "./present.ts";
 
 /** Appends init containers; a name already used by any container in the pod keeps the pod's. */
 export function renderInitContainers(spec: PodSpec, initContainers: readonly Container[], warn: Warn): void {
@@ -22,7 +23,7 @@ export function renderInitContainers(spec: PodSpec, initContainers: readonly Con
  */
 export function renderPrimaryContainers(spec: PodSpec, patches: readonly PrimaryContainerPatch[], primaryNames: ReadonlySet<string>, warn: Warn): void {
   patches.forEach((patch, index) => {
-    const primaries = spec.containers.filter((container) => primaryNames.has(container.name));
+    const primaries = spec.containers.filter((container) => isPresent(container) && primaryNames.has(container.name));
     let targets: Container[];
     switch (patch.targetPolicy ?? "ByName") {
       case "ByName":
@@ -56,7 +57,7 @@ export function mergeByKey<T>(existing: readonly T[], additions: readonly T[], k
   const result = [...existing];
   const positions = new Map<string, number>();
   result.forEach((item, index) => {
-    if (!positions.has(keyOf(item))) positions.set(keyOf(item), index);
+    if (isPresent(item) && !positions.has(keyOf(item))) positions.set(keyOf(item), index);
   });
   for (const addition of additions) {
     const key = keyOf(addition);
@@ -79,21 +80,21 @@ export function mergeByKey<T>(existing: readonly T[], additions: readonly T[], k
 export function renderSidecars(spec: PodSpec, sidecars: readonly ContainerPatch[], primaryNames: ReadonlySet<string>, warn: Warn): void {
   sidecars.forEach((patch, index) => {
     const { injectPolicy, ...container } = cloneJson(patch);
-    const existing = spec.containers.findIndex((candidate) => candidate.name === container.name);
+    const existing = spec.containers.findIndex((candidate) => isPresent(candidate) && candidate.name === container.name);
     if (existing >= 0) {
       spec.containers[existing] = container;
       return;
     }
-    if ((spec.initContainers ?? []).some((candidate) => candidate.name === container.name)) {
+    if ((spec.initContainers ?? []).some((candidate) => isPresent(candidate) && candidate.name === container.name)) {
       warn(`template.containers[${index}]`, `the pod has an init container named ${container.name}; the sidecar is not added`);
       return;
     }
-    const firstPrimary = spec.containers.findIndex((candidate) => primaryNames.has(candidate.name));
+    const firstPrimary = spec.containers.findIndex((candidate) => isPresent(candidate) && primaryNames.has(candidate.name));
     if ((injectPolicy ?? "BeforePrimaryContainer") === "BeforePrimaryContainer" && firstPrimary >= 0) spec.containers.splice(firstPrimary, 0, container);
     else spec.containers.push(container);
   });
 }
 
 function containerNameTaken(spec: PodSpec, name: string): boolean {
-  return spec.containers.some((container) => container.name === name) || (spec.initContainers ?? []).some((container) => container.name === name);
+  return [...spec.containers, ...(spec.initContainers ?? [])].some((container) => isPresent(container) && container.name === name);
 }

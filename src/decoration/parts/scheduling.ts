@@ -2,6 +2,7 @@
 import type { NodeSelectorRequirement, NodeSelectorTerm, PodSpec, Toleration } from "../../api/kubernetes.ts";
 import type { PodDecorationTemplate } from "../../api/poddecoration.ts";
 import { cloneJson } from "../../api/json.ts";
+import { isPresent } from "./present.ts";
 
 type DecorationAffinity = NonNullable<PodDecorationTemplate["affinity"]>;
 
@@ -27,6 +28,8 @@ export function renderAffinity(spec: PodSpec, affinity: DecorationAffinity): voi
 }
 
 function andTerms(podTerm: NodeSelectorTerm, term: NodeSelectorTerm): NodeSelectorTerm {
+  // A null term decodes to the empty term, which matches no node: ANDed, it still matches none.
+  if (!isPresent(podTerm)) return podTerm;
   const podExpressions = podTerm.matchExpressions ?? [];
   const podFields = podTerm.matchFields ?? [];
   // An empty term matches no node; ANDed with anything it still must match none.
@@ -69,6 +72,10 @@ export function renderTolerations(spec: PodSpec, tolerations: readonly Toleratio
   const result: Toleration[] = [];
   const placed = new Set<string>();
   for (const toleration of spec.tolerations ?? []) {
+    if (!isPresent(toleration)) {
+      result.push(toleration);
+      continue;
+    }
     const key = toleration.key ?? "";
     const replacement = byKey.get(key);
     if (replacement === undefined) {
