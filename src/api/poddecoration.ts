@@ -62,7 +62,7 @@ export const DEFAULT_HISTORY_LIMIT = 20;
 export const MetadataPatchSchema = Type.Object({
   patchPolicy: Type.Optional(StringEnum(METADATA_PATCH_POLICIES, {
     default: "Retain",
-    description: "Retain sets a key only when the pod lacks it; Overwrite always sets it; MergePatchJson merges JSON-object annotation values (RFC 7386).",
+    description: "Retain sets a key only when the pod lacks it; Overwrite always sets it; MergePatchJson merges JSON annotation values (RFC 7386).",
   })),
   labels: Type.Optional(StringMap()),
   annotations: Type.Optional(StringMap()),
@@ -277,17 +277,18 @@ function validateMetadataPatch(patch: MetadataPatch, path: string): FieldError[]
   const annotationsPath = childPath(path, "annotations");
   errors.push(...validateAnnotationKeys(patch.annotations ?? {}, annotationsPath));
   if (policy === "MergePatchJson") {
+    // A merge patch (RFC 7386) is any JSON value; text that is not JSON patches nothing.
     for (const [key, value] of Object.entries(patch.annotations ?? {})) {
-      if (!isJsonObjectText(value)) errors.push(invalidError(keyPath(annotationsPath, key), value, "must be a JSON object with patchPolicy MergePatchJson"));
+      if (!isJsonText(value)) errors.push(invalidError(keyPath(annotationsPath, key), value, "must be JSON with patchPolicy MergePatchJson"));
     }
   }
   return errors;
 }
 
-function isJsonObjectText(text: string): boolean {
+function isJsonText(text: string): boolean {
   try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed);
+    JSON.parse(text);
+    return true;
   } catch {
     return false;
   }

@@ -18,6 +18,8 @@ const TAINT_KEYS = ["a", "b", "example.com/dedicated"] as const;
 const labels = fc.dictionary(fc.constantFrom(...LABEL_KEYS), fc.constantFrom(...LABEL_VALUES), { maxKeys: 4 });
 const jsonObjectText = fc.dictionary(fc.constantFrom("a", "b", "nested"), fc.oneof(fc.integer(), fc.constant(null), fc.dictionary(fc.constantFrom("x", "y"), fc.integer(), { maxKeys: 2 })), { maxKeys: 3 })
   .map((value) => JSON.stringify(value));
+// A merge patch may be any JSON value (RFC 7386); objects, which merge, most often.
+const jsonText = fc.oneof({ arbitrary: jsonObjectText, weight: 3 }, { arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify(value)), weight: 1 });
 const annotationValue = fc.oneof(jsonObjectText, fc.constantFrom("plain text", "[1,2]", ""));
 
 const env: fc.Arbitrary<EnvVar[]> = fc.uniqueArray(
@@ -125,7 +127,7 @@ const metadataPatch: fc.Arbitrary<MetadataPatch> = fc.oneof(
     { patchPolicy: fc.constantFrom("Retain" as const, "Overwrite" as const), labels, annotations: fc.dictionary(fc.constantFrom("example.com/config", "note", "other"), fc.string({ maxLength: 5 }), { maxKeys: 2 }) },
     { requiredKeys: [] },
   ),
-  fc.record({ patchPolicy: fc.constant("MergePatchJson" as const), annotations: fc.dictionary(fc.constantFrom("example.com/config", "note"), jsonObjectText, { maxKeys: 2 }) }),
+  fc.record({ patchPolicy: fc.constant("MergePatchJson" as const), annotations: fc.dictionary(fc.constantFrom("example.com/config", "note"), jsonText, { maxKeys: 2 }) }),
 );
 
 const primaryContainerPatch: fc.Arbitrary<PrimaryContainerPatch> = fc.oneof(

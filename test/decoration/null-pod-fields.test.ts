@@ -51,7 +51,7 @@ describe("rendering into a pod with null fields", () => {
 
   it("carries null list items through without reading them", () => {
     const pod = {
-      metadata: { name: "p", namespace: "shop" },
+      metadata: { name: "p", namespace: "shop", annotations: { config: null } },
       spec: {
         initContainers: [null],
         containers: [null, { name: "app", image: "example.com/app:1", env: [null, { name: "A", value: "0" }], volumeMounts: [null] }],
@@ -73,5 +73,7 @@ describe("rendering into a pod with null fields", () => {
       null,
       { matchExpressions: [{ key: "pool", operator: "Exists" }, { key: "zone", operator: "In", values: ["a"] }] },
     ]);
+    // A null annotation decodes to "", which holds nothing to merge into: the value is written.
+    expect(rendered.metadata?.annotations?.config).toBe('{"a":1}');
   });
 });
