@@ -22,9 +22,10 @@ const jsonObjectText = fc.dictionary(fc.constantFrom("a", "b", "nested"), fc.one
 const jsonText = fc.oneof({ arbitrary: jsonObjectText, weight: 3 }, { arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify(value)), weight: 1 });
 const annotationValue = fc.oneof(jsonObjectText, fc.constantFrom("plain text", "[1,2]", ""));
 
-const env: fc.Arbitrary<EnvVar[]> = fc.uniqueArray(
+// A name may repeat (Kubernetes allows it; the last definition takes effect).
+const env: fc.Arbitrary<EnvVar[]> = fc.array(
   fc.record({ name: fc.constantFrom(...ENV_NAMES), value: fc.constantFrom("1", "2", "/var/log") }),
-  { selector: (variable) => variable.name, maxLength: 3 },
+  { maxLength: 3 },
 );
 const volumeMounts: fc.Arbitrary<VolumeMount[]> = fc.uniqueArray(
   fc.record({ name: fc.constantFrom(...VOLUME_NAMES), mountPath: fc.constantFrom(...MOUNT_PATHS) }),

@@ -77,6 +77,44 @@ describe("rendering properties", () => {
     }), RUNS);
   });
 
+  it("never drops a toleration the pod had, and adds no toleration twice", () => {
+    fc.assert(fc.property(pod, decorations, (input, all) => {
+      const rendered = decoratePod(input, all, liveRevision).pod.spec?.tolerations ?? [];
+      const before = input.spec?.tolerations ?? [];
+      expect(rendered.slice(0, before.length)).toEqual(before);
+      const added = rendered.slice(before.length).map((toleration) => JSON.stringify(toleration));
+      expect(new Set(added).size).toBe(added.length);
+      for (const toleration of added) expect(before.map((item) => JSON.stringify(item))).not.toContain(toleration);
+    }), RUNS);
+  });
+
+  it("makes the decoration's env value the one that takes effect (the last definition of its name)", () => {
+    fc.assert(fc.property(pod, decorations, (input, all) => {
+      const result = decoratePod(input, all, liveRevision);
+      const applied = new Set(result.applied.map((entry) => entry.name));
+      // The value each container sees: the last definition of a name.
+      const effective = (env: readonly { name: string; value?: string }[] | undefined) => new Map((env ?? []).map((variable) => [variable.name, variable.value]));
+      const byName = new Map((result.pod.spec?.containers ?? []).map((container) => [container.name, effective(container.env)]));
+      // Rendering order: the last decoration to set a variable on a container wins; replay it.
+      const expected = new Map<string, Map<string, string | undefined>>();
+      const ordered = all.filter((decoration) => applied.has(decoration.metadata.name ?? "")).sort((a, b) =>
+        result.applied.findIndex((entry) => entry.name === a.metadata.name) - result.applied.findIndex((entry) => entry.name === b.metadata.name));
+      const primaries = (input.spec?.containers ?? []).map((container) => container.name);
+      for (const decoration of ordered) {
+        for (const patch of decoration.spec.template?.primaryContainers ?? []) {
+          const policy = patch.targetPolicy ?? (patch.name === undefined ? "All" : "ByName");
+          const targets = policy === "ByName" ? primaries.filter((name) => name === patch.name) : policy === "All" ? primaries : policy === "First" ? primaries.slice(0, 1) : primaries.slice(-1);
+          for (const target of targets) for (const variable of patch.env ?? []) (expected.get(target) ?? expected.set(target, new Map()).get(target)!).set(variable.name, variable.value);
+        }
+        // A sidecar replacing a primary container by name brings its own env.
+        for (const sidecar of decoration.spec.template?.containers ?? []) if (primaries.includes(sidecar.name)) expected.set(sidecar.name, effective(sidecar.env));
+      }
+      for (const [container, variables] of expected) {
+        for (const [name, value] of variables) expect(byName.get(container)?.get(name), `${container}.${name}`).toBe(value);
+      }
+    }), RUNS);
+  });
+
   it("produces a JSON Patch that applies cleanly to the original and reproduces the rendered pod", () => {
     fc.assert(fc.property(pod, decorations, (input, all) => {
       const rendered = decoratePod(input, all, liveRevision).pod;

@@ -52,12 +52,16 @@ function patchContainer(container: Container, patch: PrimaryContainerPatch): voi
   }
 }
 
-/** Existing entries with a key the patch has are replaced in place; new keys are appended. */
+/**
+ * An existing entry with a key the patch has is replaced in place, new keys are appended. Where
+ * the list repeats a key the last entry is replaced: for env that is the definition that takes
+ * effect (Kubernetes uses the last), so the decoration's value is the one the container sees.
+ */
 export function mergeByKey<T>(existing: readonly T[], additions: readonly T[], keyOf: (item: T) => string): T[] {
   const result = [...existing];
   const positions = new Map<string, number>();
   result.forEach((item, index) => {
-    if (isPresent(item) && !positions.has(keyOf(item))) positions.set(keyOf(item), index);
+    if (isPresent(item)) positions.set(keyOf(item), index);
   });
   for (const addition of additions) {
     const key = keyOf(addition);
