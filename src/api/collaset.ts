@@ -66,7 +66,7 @@ export const CollaSetSpecSchema = Type.Object({
   })),
   // KusionStack's pod naming options: accepted so its manifests apply, not acted on (pods are named <name>-<random>).
   namingStrategy: Type.Optional(OpenObject()),
-  historyLimit: Type.Optional(Type.Integer({ minimum: 1, default: 20, description: "ControllerRevisions kept." })),
+  historyLimit: Type.Optional(Type.Integer({ minimum: 0, default: 20, description: "ControllerRevisions kept; 0 keeps only those in use (the current and updated revisions, and those a pod records)." })),
 });
 export type CollaSetSpec = Static<typeof CollaSetSpecSchema>;
 

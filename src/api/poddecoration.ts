@@ -33,7 +33,7 @@ import {
   VolumeMountSchema,
   VolumeSchema,
 } from "./kubernetes.ts";
-import { LabelSelectorSchema, validateLabelSelector } from "./label-selector.ts";
+import { type LabelSelector, LabelSelectorSchema, validateLabelSelector } from "./label-selector.ts";
 import { dns1123SubdomainErrors } from "./names.ts";
 import { nestingErrors } from "./nesting.ts";
 import { withoutNullFields } from "./null-fields.ts";
@@ -70,9 +70,9 @@ export const MetadataPatchSchema = Type.Object({
 export type MetadataPatch = Static<typeof MetadataPatchSchema>;
 
 export const PrimaryContainerPatchSchema = Type.Object({
+  // No schema default: the default depends on whether `name` is set (primaryTargetPolicy).
   targetPolicy: Type.Optional(StringEnum(PRIMARY_CONTAINER_TARGET_POLICIES, {
-    default: "ByName",
-    description: "Which of the pod's own containers to patch: the one named `name`, all, the first or the last.",
+    description: "Which of the pod's own containers to patch: the one named `name`, all, the first or the last. Unset: ByName when name is set, else All.",
   })),
   name: Type.Optional(Type.String()),
   image: Type.Optional(Type.String()),
@@ -119,16 +119,19 @@ export const InjectStrategySchema = Type.Object({
 export type InjectStrategy = Static<typeof InjectStrategySchema>;
 
 export const PodDecorationSpecSchema = Type.Object({
-  selector: LabelSelectorSchema,
+  selector: Type.Optional(Type.Unsafe<LabelSelector>({
+    ...LabelSelectorSchema,
+    description: "Pods of the namespace to decorate; {} selects every pod, an unset selector none.",
+  })),
   injectStrategy: Type.Optional(InjectStrategySchema),
   weight: Type.Optional(Type.Integer({ description: "KusionStack's field for injectStrategy.weight; used when injectStrategy.weight is unset." })),
   updateStrategy: Type.Optional(Type.Object({
     rollingUpdate: Type.Optional(Type.Object({
-      partition: Type.Optional(Type.Integer({ minimum: 0, description: "Number of matched pods that stay on their current revision." })),
+      partition: Type.Optional(Type.Integer({ minimum: 0, description: "Number of matched pods (with selector: of the pods it selects) that stay on their current revision." })),
       selector: Type.Optional(LabelSelectorSchema),
     })),
   })),
-  historyLimit: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_HISTORY_LIMIT, description: "ControllerRevisions kept." })),
+  historyLimit: Type.Optional(Type.Integer({ minimum: 0, default: DEFAULT_HISTORY_LIMIT, description: "ControllerRevisions kept; 0 means the default, 20." })),
   disablePodDetail: Type.Optional(Type.Boolean()),
   template: Type.Optional(PodDecorationTemplateSchema),
 });
@@ -171,7 +174,38 @@ export type PodDecoration = Static<typeof PodDecorationSchema>;
  * them); pure (the input is not touched) and tolerant of malformed input.
  */
 export function defaultPodDecoration(pd: PodDecoration): PodDecoration {
-  return Value.Default(PodDecorationSchema, withoutNullFields(pd)) as PodDecoration;
+  const defaulted = Value.Default(PodDecorationSchema, withoutNullFields(pd)) as PodDecoration | null;
+  // The defaults a schema cannot say (KusionStack's webhook writes them the same way).
+  const spec: unknown = isObject(defaulted) ? defaulted.spec : undefined;
+  if (!isObject(spec)) return defaulted as PodDecoration;
+  if (spec.historyLimit === 0) spec.historyLimit = DEFAULT_HISTORY_LIMIT;
+  const patches: unknown = isObject(spec.template) ? spec.template.primaryContainers : undefined;
+  if (Array.isArray(patches)) {
+    for (const patch of patches) if (isObject(patch) && patch.targetPolicy === undefined) patch.targetPolicy = primaryTargetPolicy(patch);
+  }
+  return defaulted as PodDecoration;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The containers a primaryContainers entry patches: its targetPolicy, else ByName when it
+ * names a container and All when it does not. KusionStack defaults to All even with a name;
+ * an admission warning says so (see poddecoration-warnings.ts).
+ */
+export function primaryTargetPolicy(patch: { targetPolicy?: unknown; name?: unknown }): PrimaryContainerTargetPolicy {
+  if (patch.targetPolicy !== undefined) return patch.targetPolicy as PrimaryContainerTargetPolicy;
+  return typeof patch.name === "string" && patch.name !== "" ? "ByName" : "All";
+}
+
+export type PrimaryContainerTargetPolicy = (typeof PRIMARY_CONTAINER_TARGET_POLICIES)[number];
+
+/** ControllerRevisions to keep: `historyLimit`, where 0 (or unset) means the default, as in KusionStack. */
+export function historyLimitOf(pd: Pick<PodDecoration, "spec">): number {
+  const limit = pd.spec.historyLimit;
+  return limit === undefined || limit === 0 ? DEFAULT_HISTORY_LIMIT : limit;
 }
 
 export function decorationGroup(pd: Pick<PodDecoration, "spec">): string {
@@ -218,15 +252,11 @@ export function validatePodDecoration(value: unknown): FieldError[] {
 }
 
 function validateSpec(spec: PodDecorationSpec): FieldError[] {
-  const errors = validateLabelSelector(spec.selector, "spec.selector");
+  // No selector is valid: it selects no pod (a warning says so).
+  const errors = spec.selector === undefined ? [] : validateLabelSelector(spec.selector, "spec.selector");
   const rollingUpdate = spec.updateStrategy?.rollingUpdate;
-  if (rollingUpdate !== undefined) {
-    const path = "spec.updateStrategy.rollingUpdate";
-    if (rollingUpdate.partition !== undefined && rollingUpdate.selector !== undefined) {
-      errors.push(forbiddenError(path, "partition and selector are mutually exclusive"));
-    }
-    if (rollingUpdate.selector !== undefined) errors.push(...validateLabelSelector(rollingUpdate.selector, childPath(path, "selector")));
-  }
+  // partition together with selector is valid: the selector picks the candidates, the partition holds some back.
+  if (rollingUpdate?.selector !== undefined) errors.push(...validateLabelSelector(rollingUpdate.selector, "spec.updateStrategy.rollingUpdate.selector"));
   if (spec.template !== undefined) errors.push(...validateTemplate(spec.template, "spec.template"));
   return errors;
 }
@@ -245,7 +275,7 @@ function validateTemplate(template: PodDecorationTemplate, path: string): FieldE
 
   (template.primaryContainers ?? []).forEach((patch, index) => {
     const patchPath = indexPath(childPath(path, "primaryContainers"), index);
-    if ((patch.targetPolicy ?? "ByName") === "ByName" && (patch.name === undefined || patch.name === "")) {
+    if (primaryTargetPolicy(patch) === "ByName" && (patch.name === undefined || patch.name === "")) {
       errors.push(requiredError(childPath(patchPath, "name"), "required when targetPolicy is ByName"));
     }
     if (patch.image === "") errors.push(invalidError(childPath(patchPath, "image"), patch.image, "must not be empty when set"));

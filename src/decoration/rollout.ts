@@ -2,7 +2,8 @@
 // PodDecoration controller reports it in status, the CollaSet controller acts on it.
 //
 // - no rollingUpdate: every matched pod moves to the updated revision;
-// - rollingUpdate.selector: pods it selects move, the others keep what they have;
+// - rollingUpdate.selector: pods it selects move, the others keep what they have; with a
+//   partition P as well, the last P of the selected pods (in update order) keep theirs too;
 // - rollingUpdate.partition P: pods in update order (already updated, then not ready, then
 //   CollaSet instance id, then name); all but the last P move, the last P keep what they have.
 //   Pods already updated come first, so lowering P only ever extends the updated set.
@@ -45,13 +46,19 @@ export function isPodReady(pod: PodLike): boolean {
  * pod's current one (undefined: it keeps having none).
  */
 export function planRollout(decoration: PodDecoration, updatedRevision: string, pods: readonly RolloutPod[]): Map<string, string | undefined> {
-  const targets = new Map<string, string | undefined>();
   const rollingUpdate = decoration.spec.updateStrategy?.rollingUpdate;
-  if (rollingUpdate?.selector !== undefined) {
-    for (const pod of pods) targets.set(pod.name, selectorMatches(rollingUpdate.selector, pod.labels) ? updatedRevision : pod.current);
-    return targets;
+  const selector = rollingUpdate?.selector;
+  if (selector === undefined) return partitionTargets(pods, updatedRevision, rollingUpdate?.partition ?? 0);
+  // The selector picks the candidates; the others keep what they have. With a partition too,
+  // it holds back that many of the candidates (KusionStack ignores the partition then).
+  const targets = new Map<string, string | undefined>();
+  const candidates: RolloutPod[] = [];
+  for (const pod of pods) {
+    if (selectorMatches(selector, pod.labels)) candidates.push(pod);
+    else targets.set(pod.name, pod.current);
   }
-  return partitionTargets(pods, updatedRevision, rollingUpdate?.partition ?? 0);
+  for (const [name, target] of partitionTargets(candidates, updatedRevision, rollingUpdate?.partition ?? 0)) targets.set(name, target);
+  return targets;
 }
 
 /**

@@ -27,6 +27,10 @@ export interface Selection {
   warnings: string[];
 }
 
+function describeMismatch(selector: unknown): string {
+  return selector == null ? "no selector: a decoration without one selects no pod" : `selector ${JSON.stringify(selector)} does not match the pod's labels`;
+}
+
 /** A pod's labels as the API server decodes them: a null value is the empty string. Copies only when it must. */
 function labelsAsDecoded(labels: Record<string, string> | null | undefined): Record<string, string> {
   if (labels == null) return {};
@@ -87,7 +91,7 @@ function select(pod: Pod, decorations: readonly PodDecoration[], exclude: Exclud
       continue;
     }
     sameNamespace.push(pd);
-    if (!selectorMatches(pd.spec.selector, labels)) exclude(pd, "selector", () => `selector ${JSON.stringify(pd.spec.selector)} does not match the pod's labels`);
+    if (!selectorMatches(pd.spec.selector, labels)) exclude(pd, "selector", () => describeMismatch(pd.spec.selector));
     else if (pd.metadata.deletionTimestamp !== undefined) exclude(pd, "deleting", () => `being deleted since ${pd.metadata.deletionTimestamp ?? ""}`);
     else matching.push(pd);
   }

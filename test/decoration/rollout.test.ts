@@ -32,6 +32,24 @@ describe("planRollout", () => {
     expect(targets(plan)).toEqual({ a: "r2", b: "r1", c: undefined });
   });
 
+  it("with both a selector and a partition, holds back the last `partition` of the pods the selector picks", () => {
+    // KusionStack's own proposal sets both; its controller then ignores the partition (DESIGN §2).
+    const canary = { canary: "true" };
+    const plan = planRollout(decoration({ partition: 1, selector: { matchLabels: canary } }), "r2", [
+      pod("a", "0", "r1", true, canary),
+      pod("b", "1", "r1", true, canary),
+      pod("c", "2", "r1", true, canary),
+      pod("d", "3", "r1"),
+      pod("e", "4", undefined),
+    ]);
+    expect(targets(plan)).toEqual({ a: "r2", b: "r2", c: "r1", d: "r1", e: undefined });
+  });
+
+  it("with a selector and a partition larger than the pods it picks, moves none of them", () => {
+    const plan = planRollout(decoration({ partition: 5, selector: { matchLabels: { canary: "true" } } }), "r2", [pod("a", "0", "r1", true, { canary: "true" }), pod("b", "1", "r1")]);
+    expect(targets(plan)).toEqual({ a: "r1", b: "r1" });
+  });
+
   it("holds back the last `partition` pods in instance-id order", () => {
     const pods = [pod("web-c", "10", undefined), pod("web-a", "2", undefined), pod("web-b", "9", undefined)];
     expect(targets(planRollout(decoration({ partition: 2 }), "r1", pods))).toEqual({ "web-a": "r1", "web-b": undefined, "web-c": undefined });

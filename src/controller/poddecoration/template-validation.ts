@@ -52,8 +52,8 @@ export function samplePod(decoration: PodDecoration, matched: SamplePodSource | 
 }
 
 function selectorLabels(decoration: PodDecoration): Record<string, string> {
-  const labels: Record<string, string> = { ...(decoration.spec.selector.matchLabels ?? {}) };
-  for (const requirement of decoration.spec.selector.matchExpressions ?? []) {
+  const labels: Record<string, string> = { ...(decoration.spec.selector?.matchLabels ?? {}) };
+  for (const requirement of decoration.spec.selector?.matchExpressions ?? []) {
     if ((requirement.operator === "In" || requirement.operator === "Exists") && labels[requirement.key] === undefined) {
       labels[requirement.key] = requirement.values?.[0] ?? "true";
     }

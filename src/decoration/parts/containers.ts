@@ -1,7 +1,7 @@
 // Steps 2–4 of rendering a decoration: init containers, patches to the pod's primary
 // containers, and sidecars.
 import type { Container, EnvVar, PodSpec, VolumeMount } from "../../api/kubernetes.ts";
-import type { ContainerPatch, PrimaryContainerPatch } from "../../api/poddecoration.ts";
+import { type ContainerPatch, type PrimaryContainerPatch, primaryTargetPolicy } from "../../api/poddecoration.ts";
 import type { Warn } from "./warn.ts";
 import { cloneJson } from "../../api/json.ts";
 import { isPresent } from "./present.ts";
@@ -25,7 +25,7 @@ export function renderPrimaryContainers(spec: PodSpec, patches: readonly Primary
   patches.forEach((patch, index) => {
     const primaries = spec.containers.filter((container) => isPresent(container) && primaryNames.has(container.name));
     let targets: Container[];
-    switch (patch.targetPolicy ?? "ByName") {
+    switch (primaryTargetPolicy(patch)) {
       case "ByName":
         targets = primaries.filter((container) => container.name === patch.name);
         if (targets.length === 0) warn(`template.primaryContainers[${index}]`, `the pod has no primary container named ${patch.name ?? "(no name given)"}`);
