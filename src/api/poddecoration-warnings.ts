@@ -8,7 +8,8 @@
 // object as it will be stored (the validating webhook). Each warning comes from one of them.
 import { childPath, indexPath } from "./field-errors.ts";
 import { withoutNullFields } from "./null-fields.ts";
-import type { PodDecoration } from "./poddecoration.ts";
+import { asList, asRecord, asString, type JsonRecord } from "./json-shape.ts";
+import type { PodDecoration, PodDecorationTemplate } from "./poddecoration.ts";
 import { primaryTargetPolicy } from "./poddecoration.ts";
 
 /** Warnings about what the defaults will make of the (valid) object as written. */
@@ -20,6 +21,36 @@ export function podDecorationDefaultingWarnings(written: PodDecoration): string[
     const path = childPath(indexPath("spec.template.primaryContainers", index), "targetPolicy");
     warnings.push(`${path}: not set and name is ${JSON.stringify(patch.name)}, so only that container is patched (ByName); KusionStack defaults targetPolicy to All and patches every container. Set targetPolicy to say which you mean.`);
   });
+  return warnings;
+}
+
+/**
+ * Mounts (and devices, and env files) naming a volume the decoration does not declare: each
+ * pod must provide it, and a pod that does not gets no decoration (the pod webhook refuses or
+ * admits it undecorated, as its onDecorationError says).
+ */
+function podProvidedVolumeWarnings(template: PodDecorationTemplate): string[] {
+  const declared = new Set((template.volumes ?? []).map((volume) => volume.name));
+  const warnings: string[] = [];
+  const check = (name: string | undefined, path: string) => {
+    if (name === undefined || name === "" || declared.has(name)) return;
+    warnings.push(`${path}: volume ${JSON.stringify(name)} is not declared in spec.template.volumes, so each pod must provide it; a pod without it is not decorated (refused, or admitted undecorated, as the webhook's onDecorationError says).`);
+  };
+  const containers: [string, { volumeMounts?: { name: string }[] | undefined; env?: unknown }[] | undefined][] = [
+    ["initContainers", template.initContainers],
+    ["primaryContainers", template.primaryContainers],
+    ["containers", template.containers],
+  ];
+  for (const [list, members] of containers) {
+    (members ?? []).forEach((container, index) => {
+      const path = indexPath(`spec.template.${list}`, index);
+      (container.volumeMounts ?? []).forEach((mount, mountIndex) => check(mount.name, childPath(indexPath(childPath(path, "volumeMounts"), mountIndex), "name")));
+      asList((container as JsonRecord).volumeDevices).forEach((device, deviceIndex) => check(asString(asRecord(device)?.name), childPath(indexPath(childPath(path, "volumeDevices"), deviceIndex), "name")));
+      asList(container.env).forEach((variable, envIndex) => {
+        check(asString(asRecord(asRecord(asRecord(variable)?.valueFrom)?.fileKeyRef)?.volumeName), childPath(indexPath(childPath(path, "env"), envIndex), "valueFrom.fileKeyRef.volumeName"));
+      });
+    });
+  }
   return warnings;
 }
 
@@ -35,6 +66,7 @@ export function podDecorationWarnings(stored: PodDecoration): string[] {
     warnings.push(`spec.updateStrategy.rollingUpdate: partition and selector are both set: the selector picks the pods to update and the partition holds back ${rollingUpdate.partition} of them; KusionStack ignores the partition when a selector is set.`);
   }
   const template = spec.template ?? {};
+  warnings.push(...podProvidedVolumeWarnings(template));
   (template.primaryContainers ?? []).forEach((patch, index) => {
     if ((patch.volumeMounts ?? []).length === 0) return;
     const path = childPath(indexPath("spec.template.primaryContainers", index), "volumeMounts");

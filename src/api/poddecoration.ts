@@ -19,6 +19,7 @@ import {
   keyPath,
   notSupportedError,
   requiredError,
+  tooLongError,
 } from "./field-errors.ts";
 import { API_VERSION } from "./group.ts";
 import {
@@ -35,6 +36,10 @@ import {
 } from "./kubernetes.ts";
 import { type LabelSelector, LabelSelectorSchema, validateLabelSelector } from "./label-selector.ts";
 import { dns1123SubdomainErrors } from "./names.ts";
+import { overrideAffinityRules, nodeSelectorTermRules } from "./affinity-rules.ts";
+import { ANNOTATIONS_SIZE_LIMIT, annotationsSize } from "./annotations.ts";
+import { containerRules, primaryPatchRules } from "./container-rules.ts";
+import { volumeSourceRules } from "./volume-rules.ts";
 import { nestingErrors } from "./nesting.ts";
 import { withoutNullFields } from "./null-fields.ts";
 import { OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
@@ -268,10 +273,12 @@ function validateTemplate(template: PodDecorationTemplate, path: string): FieldE
   const initContainers = template.initContainers ?? [];
   const containers = template.containers ?? [];
   // Init and regular containers share one namespace of names in a pod.
-  errors.push(...validateContainers([
-    ...initContainers.map((container, index) => ({ container, path: indexPath(childPath(path, "initContainers"), index) })),
-    ...containers.map((container, index) => ({ container, path: indexPath(childPath(path, "containers"), index) })),
-  ]));
+  const initPaths = initContainers.map((container, index) => ({ container, path: indexPath(childPath(path, "initContainers"), index) }));
+  const containerPaths = containers.map((container, index) => ({ container, path: indexPath(childPath(path, "containers"), index) }));
+  errors.push(...validateContainers([...initPaths, ...containerPaths]));
+  // What else Kubernetes' pod validation refuses in a container (DESIGN §10).
+  for (const { container, path: containerPath } of initPaths) errors.push(...containerRules(container, containerPath, "init"));
+  for (const { container, path: containerPath } of containerPaths) errors.push(...containerRules(container, containerPath, "container"));
 
   (template.primaryContainers ?? []).forEach((patch, index) => {
     const patchPath = indexPath(childPath(path, "primaryContainers"), index);
@@ -281,11 +288,16 @@ function validateTemplate(template: PodDecorationTemplate, path: string): FieldE
     if (patch.image === "") errors.push(invalidError(childPath(patchPath, "image"), patch.image, "must not be empty when set"));
     errors.push(...validateEnv(patch.env ?? [], childPath(patchPath, "env")));
     errors.push(...validateVolumeMounts(patch.volumeMounts ?? [], childPath(patchPath, "volumeMounts")));
+    errors.push(...primaryPatchRules(patch.env ?? [], patch.volumeMounts ?? [], patchPath));
   });
 
   errors.push(...validateVolumes(template.volumes ?? [], childPath(path, "volumes")));
+  (template.volumes ?? []).forEach((volume, index) => errors.push(...volumeSourceRules(volume, indexPath(childPath(path, "volumes"), index))));
+  if (template.affinity?.overrideAffinity !== undefined) errors.push(...overrideAffinityRules(template.affinity.overrideAffinity, childPath(path, "affinity.overrideAffinity")));
   (template.affinity?.nodeSelectorTerms ?? []).forEach((term, index) => {
-    errors.push(...validateNodeSelectorTerm(term, indexPath(childPath(path, "affinity.nodeSelectorTerms"), index)));
+    const termPath = indexPath(childPath(path, "affinity.nodeSelectorTerms"), index);
+    errors.push(...validateNodeSelectorTerm(term, termPath));
+    errors.push(...nodeSelectorTermRules(term, termPath, { strictValues: true, operators: false }));
   });
   errors.push(...validateTolerations(template.tolerations ?? [], childPath(path, "tolerations")));
   if (template.runtimeClassName !== undefined) {
@@ -306,6 +318,8 @@ function validateMetadataPatch(patch: MetadataPatch, path: string): FieldError[]
   }
   const annotationsPath = childPath(path, "annotations");
   errors.push(...validateAnnotationKeys(patch.annotations ?? {}, annotationsPath));
+  // The pod's annotations together must fit too: checked when rendering.
+  if (annotationsSize(patch.annotations ?? {}) > ANNOTATIONS_SIZE_LIMIT) errors.push(tooLongError(annotationsPath, ANNOTATIONS_SIZE_LIMIT));
   if (policy === "MergePatchJson") {
     // A merge patch (RFC 7386) is any JSON value; text that is not JSON patches nothing.
     for (const [key, value] of Object.entries(patch.annotations ?? {})) {

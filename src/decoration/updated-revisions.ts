@@ -8,6 +8,7 @@ import { formatFieldErrors } from "../api/field-errors.ts";
 import type { DecorationRevision, RevisionFor } from "./decorate.ts";
 import { specRevision } from "../revision/revision-data.ts";
 import { Compile } from "typebox/compile";
+import { DecorationError } from "./decoration-error.ts";
 
 /** What the webhook and the CollaSet controller read from their caches; every object in them is frozen. */
 export interface DecorationSource {
@@ -15,16 +16,6 @@ export interface DecorationSource {
   decorations(namespace: string): readonly PodDecoration[];
   /** A ControllerRevision's `data`, when the cache has it. */
   revisionData(namespace: string, name: string): unknown;
-}
-
-/** A decoration that cannot be rendered; the message names it. */
-export class DecorationError extends Error {
-  readonly decoration: string;
-  constructor(decoration: PodDecoration, reason: string) {
-    const name = `${decoration.metadata.namespace ?? ""}/${decoration.metadata.name ?? ""}`;
-    super(`PodDecoration ${name}: ${reason}`);
-    this.decoration = name;
-  }
 }
 
 const templateChecker = Compile(PodDecorationTemplateSchema);
@@ -50,7 +41,7 @@ function resolve(source: DecorationSource, decoration: PodDecoration): Decoratio
   const errors = validatePodDecoration(decoration);
   if (errors.length > 0) {
     // Written while no validating webhook was watching, e.g. before installation.
-    return new DecorationError(decoration, `invalid spec: ${formatFieldErrors("PodDecoration", decoration.metadata.name, errors).join("; ")}`);
+    return new DecorationError(decoration.metadata, `invalid spec: ${formatFieldErrors("PodDecoration", decoration.metadata.name, errors).join("; ")}`);
   }
   const live = specRevision(decoration, decoration.status?.collisionCount ?? 0);
   const stored = source.revisionData(decoration.metadata.namespace ?? "", live.name);
@@ -58,7 +49,7 @@ function resolve(source: DecorationSource, decoration: PodDecoration): Decoratio
     return { revisionName: live.name, template: live.data.template, injectStrategy: live.data.injectStrategy };
   }
   if (!isRevisionData(stored)) {
-    return new DecorationError(decoration, `ControllerRevision ${live.name} holds data that is not a PodDecoration revision`);
+    return new DecorationError(decoration.metadata, `ControllerRevision ${live.name} holds data that is not a PodDecoration revision`);
   }
   return { revisionName: live.name, template: stored.template, injectStrategy: stored.injectStrategy };
 }

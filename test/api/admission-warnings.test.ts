@@ -20,7 +20,9 @@ describe("podDecorationWarnings", () => {
   it.each<[string, Partial<PodDecoration["spec"]>, string, RegExp]>([
     ["an unset selector", { selector: undefined }, "spec.selector", /selects no pod.*KusionStack counts every pod/],
     ["partition with a selector", { updateStrategy: { rollingUpdate: { partition: 2, selector: {} } } }, "spec.updateStrategy.rollingUpdate", /holds back 2 of them; KusionStack ignores the partition/],
-    ["primary-container mounts", { template: { primaryContainers: [{ targetPolicy: "All", volumeMounts: [{ name: "v", mountPath: "/v" }] }] } }, "spec.template.primaryContainers[0].volumeMounts", /by mountPath.*KusionStack merges them by volume name/],
+    ["primary-container mounts", { template: { primaryContainers: [{ targetPolicy: "All", volumeMounts: [{ name: "v", mountPath: "/v" }] }], volumes: [{ name: "v", emptyDir: {} }] } }, "spec.template.primaryContainers[0].volumeMounts", /by mountPath.*KusionStack merges them by volume name/],
+    ["a sidecar mount of a volume the pod must provide", { template: { containers: [{ name: "s", image: "x:1", volumeMounts: [{ name: "tls", mountPath: "/tls" }] }] } }, "spec.template.containers[0].volumeMounts[0].name", /volume "tls" is not declared.*each pod must provide it.*onDecorationError/],
+    ["an init container's device of a volume the pod must provide", { template: { initContainers: [{ name: "i", image: "x:1", volumeDevices: [{ name: "disk", devicePath: "/dev/x" }] }] } }, "spec.template.initContainers[0].volumeDevices[0].name", /volume "disk" is not declared/],
     ["node selector terms", { template: { affinity: { nodeSelectorTerms: [{ matchFields: [{ key: "metadata.name", operator: "In", values: ["n"] }] }] } } }, "spec.template.affinity.nodeSelectorTerms", /ANDed.*KusionStack appends them/],
     ["an override affinity", { template: { affinity: { overrideAffinity: { podAffinity: {} } } } }, "spec.template.affinity.overrideAffinity", /KusionStack replaces the pod's whole affinity/],
     ["tolerations", { template: { tolerations: [{ key: "k", operator: "Exists" }] } }, "spec.template.tolerations", /never replacing one; KusionStack replaces/],

@@ -3,6 +3,7 @@
 // references, ports, resource formats, ...) judge the rendered result.
 import type { Pod } from "../../api/pod.ts";
 import type { PodDecoration } from "../../api/poddecoration.ts";
+import { DecorationError } from "../../decoration/decoration-error.ts";
 import { renderPod } from "../../decoration/render.ts";
 import type { DecorationRevision } from "../../decoration/decorate.ts";
 import type { DryRunCreate, DryRunVerdict } from "../server-dry-run.ts";
@@ -63,6 +64,13 @@ function selectorLabels(decoration: PodDecoration): Record<string, string> {
 
 /** Renders the decoration's revision into the sample and asks the API server. */
 export async function validateTemplate(decoration: PodDecoration, revision: DecorationRevision, matched: SamplePodSource | undefined, dryRun: DryRunCreate): Promise<DryRunVerdict> {
-  const rendered = renderPod(samplePod(decoration, matched), [{ name: decoration.metadata.name ?? "", namespace: decoration.metadata.namespace, ...revision }]);
+  let rendered;
+  try {
+    rendered = renderPod(samplePod(decoration, matched), [{ name: decoration.metadata.name ?? "", namespace: decoration.metadata.namespace, ...revision }]);
+  } catch (error) {
+    // The renderer already knows the API server would refuse it (a mount of a volume the sample lacks…).
+    if (error instanceof DecorationError) return { valid: false, message: error.message };
+    throw error;
+  }
   return dryRun(rendered.pod);
 }
