@@ -9,6 +9,7 @@ import { ANNOTATIONS_SIZE_LIMIT, annotationsSize } from "../api/annotations.ts";
 import { hostPortId, isPrivileged } from "../api/container-rules.ts";
 import { asList, asRecord, asString, isInteger, type JsonRecord } from "../api/json-shape.ts";
 import type { Pod } from "../api/pod.ts";
+import { compareQuantities, parseQuantity, type Quantity } from "../api/quantity.ts";
 
 const DEFAULT_GRACE_PERIOD_SECONDS = 30;
 
@@ -56,11 +57,13 @@ export function podConsistencyProblems(pod: Pod): string[] {
     }
   }
 
-  // Host ports: regular containers share them; init containers run one at a time, so each is alone.
+  // Host ports: regular containers share them; init containers run one at a time, so each is
+  // alone. On the host network every container port is a host port (the API server defaults it).
+  const hostNetwork = spec.hostNetwork === true;
   const hostPorts = new Set<string>();
-  for (const container of containers) problems.push(...hostPortProblems(container, hostPorts, `spec.containers[${asString(container.name) ?? ""}]`));
-  for (const container of initContainers) problems.push(...hostPortProblems(container, new Set(), `spec.initContainers[${asString(container.name) ?? ""}]`));
-  if (asRecord(spec)?.hostNetwork === true) {
+  for (const container of containers) problems.push(...hostPortProblems(container, hostPorts, `spec.containers[${asString(container.name) ?? ""}]`, hostNetwork));
+  for (const container of initContainers) problems.push(...hostPortProblems(container, new Set(), `spec.initContainers[${asString(container.name) ?? ""}]`, hostNetwork));
+  if (hostNetwork) {
     for (const container of containers) {
       for (const port of asList(container.ports).map(asRecord)) {
         if (port === undefined) continue;
@@ -70,6 +73,8 @@ export function podConsistencyProblems(pod: Pod): string[] {
       }
     }
   }
+
+  problems.push(...podLevelRequestProblems(spec, initContainers, containers));
 
   const annotations = asRecord(pod.metadata?.annotations);
   if (annotations !== undefined && annotationsSize(annotations) > ANNOTATIONS_SIZE_LIMIT) problems.push(`metadata.annotations: Too long: may not be more than ${ANNOTATIONS_SIZE_LIMIT} bytes`);
@@ -112,10 +117,56 @@ function volumeReferenceProblems(container: JsonRecord, volumes: ReadonlyMap<str
   return problems;
 }
 
-function hostPortProblems(container: JsonRecord, seen: Set<string>, where: string): string[] {
+/**
+ * Pod-level requests (PodLevelResources, on by default since Kubernetes 1.34) must cover what
+ * the containers request together: regular containers and sidecars add up, a regular init
+ * container runs alongside the sidecars started before it (AggregateContainerRequests).
+ */
+function podLevelRequestProblems(spec: JsonRecord, initContainers: readonly JsonRecord[], containers: readonly JsonRecord[]): string[] {
+  const podRequests = asRecord(asRecord(spec.resources)?.requests);
+  if (podRequests === undefined) return [];
   const problems: string[] = [];
-  for (const port of asList(container.ports).map(asRecord)) {
-    if (port === undefined || !isInteger(port.hostPort) || port.hostPort === 0) continue;
+  for (const [resource, value] of Object.entries(podRequests)) {
+    const podRequest = parseQuantity(value);
+    if (podRequest === undefined) continue;
+    let sidecars: Quantity = ZERO;
+    let initPeak: Quantity = ZERO;
+    for (const container of initContainers) {
+      const request = containerRequest(container, resource);
+      if (container.restartPolicy === "Always") sidecars = add(sidecars, request);
+      else initPeak = max(initPeak, add(request, sidecars));
+    }
+    const running = containers.reduce((total, container) => add(total, containerRequest(container, resource)), sidecars);
+    const aggregate = max(running, initPeak);
+    if (compareQuantities(aggregate, podRequest) > 0) problems.push(`spec.resources.requests[${resource}]: Invalid value: ${JSON.stringify(value)}: must be greater than or equal to the containers' aggregate requests`);
+  }
+  return problems;
+}
+
+const ZERO: Quantity = { numerator: 0n, denominator: 1n };
+
+/** A container's request, defaulted to its limit as the API server does. */
+function containerRequest(container: JsonRecord, resource: string): Quantity {
+  const resources = asRecord(container.resources);
+  const value = asRecord(resources?.requests)?.[resource] ?? asRecord(resources?.limits)?.[resource];
+  return parseQuantity(value) ?? ZERO;
+}
+
+function add(a: Quantity, b: Quantity): Quantity {
+  return { numerator: a.numerator * b.denominator + b.numerator * a.denominator, denominator: a.denominator * b.denominator };
+}
+
+function max(a: Quantity, b: Quantity): Quantity {
+  return compareQuantities(a, b) >= 0 ? a : b;
+}
+
+function hostPortProblems(container: JsonRecord, seen: Set<string>, where: string, hostNetwork: boolean): string[] {
+  const problems: string[] = [];
+  for (const declared of asList(container.ports).map(asRecord)) {
+    if (declared === undefined) continue;
+    const unset = declared.hostPort === undefined || declared.hostPort === 0;
+    const port = hostNetwork && unset ? { ...declared, hostPort: declared.containerPort } : declared;
+    if (!isInteger(port.hostPort) || port.hostPort === 0) continue;
     const id = hostPortId(port);
     if (seen.has(id)) problems.push(`${where}.ports: Duplicate value: host port ${id}`);
     seen.add(id);
