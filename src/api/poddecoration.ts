@@ -63,6 +63,8 @@ export const METADATA_PATCH_POLICIES = ["Retain", "Overwrite", "MergePatchJson"]
 export const PRIMARY_CONTAINER_TARGET_POLICIES = ["ByName", "All", "First", "Last"] as const;
 export const CONTAINER_INJECT_POLICIES = ["BeforePrimaryContainer", "AfterPrimaryContainer"] as const;
 export const DEFAULT_HISTORY_LIMIT = 20;
+/** The new-pod policy (the KusionStack proposal's "case 3"). */
+export const NEW_POD_REVISIONS = ["Updated", "Current"] as const;
 
 export const MetadataPatchSchema = Type.Object({
   patchPolicy: Type.Optional(StringEnum(METADATA_PATCH_POLICIES, {
@@ -134,6 +136,9 @@ export const PodDecorationSpecSchema = Type.Object({
     rollingUpdate: Type.Optional(Type.Object({
       partition: Type.Optional(Type.Integer({ minimum: 0, description: "Number of matched pods (with selector: of the pods it selects) that stay on their current revision." })),
       selector: Type.Optional(LabelSelectorSchema),
+    })),
+    newPodRevision: Type.Optional(StringEnum(NEW_POD_REVISIONS, {
+      description: "Which revision a pod created during a rollout gets where the partition leaves the choice: Updated (unset) or Current. The partition's count holds either way.",
     })),
   })),
   historyLimit: Type.Optional(Type.Integer({ minimum: 0, default: DEFAULT_HISTORY_LIMIT, description: "ControllerRevisions kept; 0 means the default, 20." })),

@@ -6,6 +6,7 @@ import type { PodDecoration } from "../api/poddecoration.ts";
 import { PodDecorationTemplateSchema, validatePodDecoration } from "../api/poddecoration.ts";
 import { formatFieldErrors } from "../api/field-errors.ts";
 import type { DecorationRevision, RevisionFor } from "./decorate.ts";
+import { newPodMoves } from "./rollout.ts";
 import { specRevision } from "../revision/revision-data.ts";
 import { Compile } from "typebox/compile";
 import { DecorationError } from "./decoration-error.ts";
@@ -24,7 +25,7 @@ const templateChecker = Compile(PodDecorationTemplateSchema);
  * Cached objects are replaced, never changed, when they change: memoising per object keeps the
  * hashing and validation off the hot path for every pod after the first.
  */
-export function updatedRevisions(source: DecorationSource): RevisionFor {
+export function updatedRevisions(source: DecorationSource): (decoration: PodDecoration) => DecorationRevision {
   const memo = new WeakMap<PodDecoration, DecorationRevision | DecorationError>();
   return (decoration) => {
     let revision = memo.get(decoration);
@@ -61,6 +62,24 @@ function isRevisionData(data: unknown): data is { template: DecorationRevision["
   if (typeof injectStrategy !== "object" || injectStrategy === null) return false;
   const { group, weight } = injectStrategy as Record<string, unknown>;
   return typeof group === "string" && typeof weight === "number";
+}
+
+/**
+ * What the pod webhook renders into a pod being created (DESIGN §5): the updated revision,
+ * unless the decoration's rollout holds the pod back (a rolling-update selector that does not
+ * select it, or a partition with no room for one more updated pod) — then its current
+ * revision, or nothing when it has none yet.
+ */
+export function newPodRevisions(source: DecorationSource): RevisionFor {
+  const updated = updatedRevisions(source);
+  return (decoration, pod) => {
+    const revision = updated(decoration);
+    if (newPodMoves(decoration, revision.revisionName, pod.metadata?.labels ?? {})) return revision;
+    const current = decoration.status?.currentRevision;
+    if (current === undefined || current === "") return { notRendered: "held back by its rollout, and it has no earlier revision to render" };
+    if (current === revision.revisionName) return revision;
+    return storedRevision(source, decoration.metadata.namespace ?? "", current) ?? { notRendered: `held back by its rollout, and its current revision ${current} is not stored` };
+  };
 }
 
 /**

@@ -115,7 +115,7 @@ export function planSync(input: SyncInput): SyncPlan {
   }
   if (!paused) {
     for (const id of freeIds(occupied, replicas - slots.length)) {
-      slots.push({ instanceId: id, pod: undefined, kind: "new", slot: { name: `new pod ${id}`, labels: { ...templateLabels, [INSTANCE_ID_LABEL]: String(id) }, ready: false, current: new Map() } });
+      slots.push({ instanceId: id, pod: undefined, kind: "new", slot: { name: `new pod ${id}`, labels: { ...templateLabels, [INSTANCE_ID_LABEL]: String(id) }, ready: false, current: new Map(), isNew: true } });
     }
   }
 
