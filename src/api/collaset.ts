@@ -81,6 +81,9 @@ export const CollaSetStatusSchema = Type.Object({
   updatedReplicas: Type.Optional(Type.Integer()),
   updatedReadyReplicas: Type.Optional(Type.Integer()),
   updatedAvailableReplicas: Type.Optional(Type.Integer()),
+  scheduledReplicas: Type.Optional(Type.Integer({ description: "Pods not being deleted that are scheduled (condition PodScheduled=True)." })),
+  operatingReplicas: Type.Optional(Type.Integer({ description: "Pods not being deleted that are being updated in place: the node does not run the images their spec names yet." })),
+  terminatingReplicas: Type.Optional(Type.Integer({ description: "Pods being deleted (scaled in, or deleted for recreation)." })),
   conditions: Type.Optional(Type.Array(ConditionSchema)),
 });
 export type CollaSetStatus = Static<typeof CollaSetStatusSchema>;
