@@ -20,10 +20,15 @@ afterAll(async () => {
   expect(await operator.stop()).toBe(0);
 });
 
-/** kubectl's stderr lines that are admission warnings, without the prefix. */
-function warnings(stderr: string): string[] {
-  return stderr.split("\n").filter((line) => line.startsWith("Warning: ")).map((line) => line.slice("Warning: ".length));
+/** `kubectl apply` of a manifest that must be accepted; the admission warnings kubectl printed, without the prefix. */
+async function apply(namespace: string, manifest: string): Promise<string[]> {
+  const result = await kubectl(["apply", "-n", namespace, "-f", "-"], manifest);
+  expect(result.code, result.stderr).toBe(0);
+  return result.stderr.split("\n").filter((line) => line.startsWith("Warning: ")).map((line) => line.slice("Warning: ".length));
 }
+
+/** The field path each warning starts with. */
+const fields = (warnings: readonly string[]) => warnings.map((warning) => warning.slice(0, warning.indexOf(":")));
 
 async function stored<T>(namespace: string, plural: string, name: string): Promise<T> {
   return (await clients().custom.getNamespacedCustomObject({ ...GROUP, namespace, plural, name })) as T;
@@ -31,7 +36,7 @@ async function stored<T>(namespace: string, plural: string, name: string): Promi
 
 describe("KusionStack manifests through the real webhooks", () => {
   test("a PodDecoration written with empty keys, historyLimit 0, no targetPolicy, and a partition with a selector", async ({ namespace }) => {
-    const result = await kubectl(["apply", "-n", namespace, "-f", "-"], `
+    const warnings = await apply(namespace, `
 apiVersion: apps.kusionstack.io/v1alpha1
 kind: PodDecoration
 metadata:
@@ -77,11 +82,7 @@ spec:
       emptyDir: {}
     tolerations:
 `);
-    expect(result.code, result.stderr).toBe(0);
-    expect(warnings(result.stderr).map((warning) => warning.slice(0, warning.indexOf(":")))).toEqual([
-      "spec.template.primaryContainers[0].targetPolicy",
-      "spec.updateStrategy.rollingUpdate",
-    ]);
+    expect(fields(warnings)).toEqual(["spec.template.primaryContainers[0].targetPolicy", "spec.updateStrategy.rollingUpdate"]);
     const pd = await stored<PodDecoration>(namespace, "poddecorations", "sample-pd");
     expect(pd.spec.historyLimit).toBe(20);
     expect(pd.spec.template?.primaryContainers?.map((patch) => patch.targetPolicy)).toEqual(["ByName", "All"]);
@@ -90,7 +91,7 @@ spec:
   });
 
   test("a PodDecoration without a selector is accepted, with a warning that it selects no pod", async ({ namespace }) => {
-    const result = await kubectl(["apply", "-n", namespace, "-f", "-"], `
+    const warnings = await apply(namespace, `
 apiVersion: apps.kusionstack.io/v1alpha1
 kind: PodDecoration
 metadata:
@@ -101,12 +102,11 @@ spec:
     - name: sidecar
       image: registry.k8s.io/pause:3.10
 `);
-    expect(result.code, result.stderr).toBe(0);
-    expect(warnings(result.stderr)).toEqual([expect.stringMatching(/^spec\.selector: not set, so this decoration selects no pod/)]);
+    expect(warnings).toEqual([expect.stringMatching(/^spec\.selector: not set, so this decoration selects no pod/)]);
   });
 
   test("a CollaSet's fields that are accepted but not acted on are named, each one", async ({ namespace }) => {
-    const result = await kubectl(["apply", "-n", namespace, "-f", "-"], `
+    const warnings = await apply(namespace, `
 apiVersion: apps.kusionstack.io/v1alpha1
 kind: CollaSet
 metadata:
@@ -136,15 +136,14 @@ spec:
       - image: nginx:1.25.2
         name: foo
 `);
-    expect(result.code, result.stderr).toBe(0);
-    expect(warnings(result.stderr).map((warning) => warning.slice(0, warning.indexOf(":")))).toEqual(["spec.namingStrategy", "spec.scaleStrategy.context", "spec.scaleStrategy.operationDelaySeconds"]);
+    expect(fields(warnings)).toEqual(["spec.namingStrategy", "spec.scaleStrategy.context", "spec.scaleStrategy.operationDelaySeconds"]);
     const cls = await stored<CollaSet>(namespace, "collasets", "foo");
     expect(cls.spec.historyLimit).toBe(0);
     expect(cls.spec.updateStrategy).not.toHaveProperty("operationDelaySeconds");
   });
 
   test("a pod that lacks the volume a decoration's mount needs is refused with why, never made invalid", async ({ namespace }) => {
-    const applied = await kubectl(["apply", "-n", namespace, "-f", "-"], `
+    const warnings = await apply(namespace, `
 apiVersion: apps.kusionstack.io/v1alpha1
 kind: PodDecoration
 metadata:
@@ -159,8 +158,7 @@ spec:
       - name: tls
         mountPath: /etc/tls
 `);
-    expect(applied.code, applied.stderr).toBe(0);
-    expect(warnings(applied.stderr)).toContainEqual(expect.stringMatching(/^spec\.template\.primaryContainers\[0\]\.volumeMounts\[0\]\.name: volume "tls" is not declared/));
+    expect(warnings).toContainEqual(expect.stringMatching(/^spec\.template\.primaryContainers\[0\]\.volumeMounts\[0\]\.name: volume "tls" is not declared/));
     const { core } = clients();
     const body = (volumes: unknown[]) => ({ metadata: { generateName: "web-", labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "registry.k8s.io/pause:3.10" }], volumes } });
     // The webhook's cache learns the decoration shortly after it is written.
