@@ -9,6 +9,7 @@
 import { childPath, indexPath } from "./field-errors.ts";
 import { withoutNullFields } from "./null-fields.ts";
 import { asList, asRecord, asString, type JsonRecord } from "./json-shape.ts";
+import { CHECKED_VOLUME_SOURCES } from "./volume-rules.ts";
 import type { PodDecoration, PodDecorationTemplate } from "./poddecoration.ts";
 import { primaryTargetPolicy } from "./poddecoration.ts";
 
@@ -67,6 +68,12 @@ export function podDecorationWarnings(stored: PodDecoration): string[] {
   }
   const template = spec.template ?? {};
   warnings.push(...podProvidedVolumeWarnings(template));
+  (template.volumes ?? []).forEach((volume, index) => {
+    for (const [source, value] of Object.entries(volume)) {
+      if (source === "name" || typeof value !== "object" || value === null || (CHECKED_VOLUME_SOURCES as readonly string[]).includes(source)) continue;
+      warnings.push(`${childPath(indexPath("spec.template.volumes", index), source)}: the rules of this volume source are not checked at admission; the controller's server-side dry run reports in TemplateValid what the API server refuses.`);
+    }
+  });
   (template.primaryContainers ?? []).forEach((patch, index) => {
     if ((patch.volumeMounts ?? []).length === 0) return;
     const path = childPath(indexPath("spec.template.primaryContainers", index), "volumeMounts");

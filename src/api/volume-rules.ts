@@ -1,7 +1,6 @@
 // The rules of Kubernetes' volume source validation (pkg/apis/core/validation, 1.36:
 // validateVolumeSource and the per-source functions) for the sources a decoration's volumes
-// most often use: emptyDir, hostPath, configMap, secret, persistentVolumeClaim, downwardAPI,
-// projected (its configMap, secret and downwardAPI sources) and csi. The name and the
+// most often use (CHECKED_VOLUME_SOURCES). The name and the
 // one-source rule are pod-validation.ts's; other sources pass through to the API server,
 // which judges them in the controller's server-side dry run (TemplateValid).
 import { childPath, type FieldError, indexPath, invalidError, notSupportedError, requiredError } from "./field-errors.ts";
@@ -10,6 +9,9 @@ import { asList, asRecord, asString, isInteger, isSet, type JsonRecord } from ".
 import type { Volume } from "./kubernetes.ts";
 import { dns1123SubdomainErrors } from "./names.ts";
 import { isNegative, parseQuantity } from "./quantity.ts";
+
+/** The volume sources whose rules admission checks; the others get a warning saying they are not. */
+export const CHECKED_VOLUME_SOURCES = ["emptyDir", "hostPath", "configMap", "secret", "persistentVolumeClaim", "downwardAPI", "projected", "csi", "nfs"] as const;
 
 const HOST_PATH_TYPES = ["", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice"];
 // The fields a downward API volume file may name (env has its own list).
@@ -46,6 +48,14 @@ export function volumeSourceRules(volume: Volume, path: string): FieldError[] {
   }
   const projected = source("projected");
   if (projected !== undefined) errors.push(...projectedRules(projected, childPath(path, "projected")));
+  const nfs = source("nfs");
+  if (nfs !== undefined) {
+    const nfsPath = childPath(path, "nfs");
+    if ((asString(nfs.server) ?? "") === "") errors.push(requiredError(childPath(nfsPath, "server")));
+    const target = asString(nfs.path) ?? "";
+    if (target === "") errors.push(requiredError(childPath(nfsPath, "path")));
+    if (!target.startsWith("/")) errors.push(invalidError(childPath(nfsPath, "path"), target, "must be an absolute path"));
+  }
   const csi = source("csi");
   if (csi !== undefined) {
     const driver = asString(csi.driver) ?? "";

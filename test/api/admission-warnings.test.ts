@@ -27,6 +27,7 @@ describe("podDecorationWarnings", () => {
     ["an override affinity", { template: { affinity: { overrideAffinity: { podAffinity: {} } } } }, "spec.template.affinity.overrideAffinity", /KusionStack replaces the pod's whole affinity/],
     ["tolerations", { template: { tolerations: [{ key: "k", operator: "Exists" }] } }, "spec.template.tolerations", /never replacing one; KusionStack replaces/],
     ["a runtime class", { template: { runtimeClassName: "kata" } }, "spec.template.runtimeClassName", /does not apply it/],
+    ["a volume source admission does not check", { template: { volumes: [{ name: "v", iscsi: { iqn: "iqn.2001-04.com.example:storage" } }] } }, "spec.template.volumes[0].iscsi", /not checked at admission; the controller's server-side dry run reports in TemplateValid/],
   ])("names %s", (_what, spec, field, message) => {
     const warnings = podDecorationWarnings(decoration(spec));
     expect(fields(warnings)).toEqual([field]);

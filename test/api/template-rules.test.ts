@@ -86,6 +86,8 @@ describe("template rules refused at admission", () => {
     ["a negative emptyDir size", volume({ emptyDir: { sizeLimit: "-1Gi" } }), `spec.template.volumes[0].emptyDir.sizeLimit: Invalid value: "-1Gi": must be a non-negative quantity`],
     ["a downward API file without a field", volume({ downwardAPI: { items: [{ path: "name" }] } }), "spec.template.volumes[0].downwardAPI: Required value: one of fieldRef and resourceFieldRef is required"],
     ["a csi volume without a driver", volume({ csi: {} }), "spec.template.volumes[0].csi.driver: Required value"],
+    ["an nfs volume without a server", volume({ nfs: { path: "/exports" } }), "spec.template.volumes[0].nfs.server: Required value"],
+    ["an nfs volume with a relative path", volume({ nfs: { server: "nfs.example.com", path: "exports" } }), `spec.template.volumes[0].nfs.path: Invalid value: "exports": must be an absolute path`],
     // affinity
     ["required node affinity without terms", override({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } }), "spec.template.affinity.overrideAffinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: must have at least one node selector term"],
     ["a preferred weight out of range", override({ nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 0, preference: { matchExpressions: [{ key: "zone", operator: "Exists" }] } }] } }), "spec.template.affinity.overrideAffinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100"],
