@@ -158,9 +158,9 @@ spec:
     const invalid = [
       // Messages arrive JSON-escaped inside the error body: no quotes in these patterns.
       [{ selector: {}, template: { metadata: [{ patchPolicy: "Sometimes" }] } }, /spec\.template\.metadata\[0\]\.patchPolicy: Unsupported value/],
-      [{ selector: {}, historyLimit: 0 }, /spec\.historyLimit: Invalid value: 0: .*greater than or equal to 1/],
+      [{ selector: {}, historyLimit: -1 }, /spec\.historyLimit: Invalid value: -1: .*greater than or equal to 0/],
       [{ selector: {}, updateStrategy: { rollingUpdate: { partition: -1 } } }, /spec\.updateStrategy\.rollingUpdate\.partition/],
-      [{ template: {} }, /spec\.selector: Required value/],
+      [{ updateStrategy: { newPodRevision: "Sometimes" } }, /spec\.updateStrategy\.newPodRevision: Unsupported value/],
     ] as const;
     for (const [spec, message] of invalid) {
       const body = { apiVersion: "apps.kusionstack.io/v1alpha1", kind: "PodDecoration", metadata: { name: "invalid" }, spec };

@@ -162,19 +162,20 @@ spec:
   selector:
     matchLabels:
       app: web
-  updateStrategy:
-    rollingUpdate:
-      partition: 1
-      selector:
-        matchLabels:
-          canary: "true"
   template:
     primaryContainers:
       - image: app:2
+        volumeMounts:
+          - name: data
+            mountPath: /data
+            subPath: ../up
+    volumes:
+      - name: data
+        emptyDir: {}
 `);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('admission webhook "poddecorations.pod-decorator.kusionstack.io" denied the request');
-    expect(result.stderr).toContain("PodDecoration/bad: spec.updateStrategy.rollingUpdate: Forbidden: partition and selector are mutually exclusive");
+    expect(result.stderr).toMatch(/PodDecoration\/bad: spec\.template\.primaryContainers\[0\]\.volumeMounts\[0\]\.subPath: Invalid value: \\?"\.\.\/up\\?": must not contain '\.\.'/);
     const { custom } = clients();
     const list = (await custom.listNamespacedCustomObject({ group: "apps.kusionstack.io", version: "v1alpha1", namespace, plural: "poddecorations" })) as { items: unknown[] };
     expect(list.items).toEqual([]);

@@ -11,6 +11,7 @@ import { API_VERSION } from "./group.ts";
 import { ConditionSchema, ObjectMetaSchema, PodTemplateSpecSchema } from "./kubernetes.ts";
 import { isEmptySelector, LabelSelectorSchema, parseLabelSelector } from "./label-selector.ts";
 import { nestingErrors } from "./nesting.ts";
+import { withoutNullFields } from "./null-fields.ts";
 import { IntOrString, OpenObject, StringEnum } from "./openapi.ts";
 import { validateContainers, validateLabels, validateObjectName, validateVolumes } from "./pod-validation.ts";
 import { schemaChecker } from "./schema-validation.ts";
@@ -65,7 +66,7 @@ export const CollaSetSpecSchema = Type.Object({
   })),
   // KusionStack's pod naming options: accepted so its manifests apply, not acted on (pods are named <name>-<random>).
   namingStrategy: Type.Optional(OpenObject()),
-  historyLimit: Type.Optional(Type.Integer({ minimum: 1, default: 20, description: "ControllerRevisions kept." })),
+  historyLimit: Type.Optional(Type.Integer({ minimum: 0, default: 20, description: "ControllerRevisions kept; 0 keeps only those in use (the current and updated revisions, and those a pod records)." })),
 });
 export type CollaSetSpec = Static<typeof CollaSetSpecSchema>;
 
@@ -80,6 +81,9 @@ export const CollaSetStatusSchema = Type.Object({
   updatedReplicas: Type.Optional(Type.Integer()),
   updatedReadyReplicas: Type.Optional(Type.Integer()),
   updatedAvailableReplicas: Type.Optional(Type.Integer()),
+  scheduledReplicas: Type.Optional(Type.Integer({ description: "Pods not being deleted that are scheduled (condition PodScheduled=True)." })),
+  operatingReplicas: Type.Optional(Type.Integer({ description: "Pods not being deleted that are being updated in place: the node does not run the images their spec names yet." })),
+  terminatingReplicas: Type.Optional(Type.Integer({ description: "Pods being deleted (scaled in, or deleted for recreation)." })),
   conditions: Type.Optional(Type.Array(ConditionSchema)),
 });
 export type CollaSetStatus = Static<typeof CollaSetStatusSchema>;
@@ -93,20 +97,20 @@ export const CollaSetSchema = Type.Object({
 });
 export type CollaSet = Static<typeof CollaSetSchema>;
 
-/** Fills in every schema default; pure (the input is not touched) and tolerant of malformed input. */
+/** Fills in every schema default, null fields read as absent; pure and tolerant of malformed input. */
 export function defaultCollaSet(cls: CollaSet): CollaSet {
-  return Value.Default(CollaSetSchema, structuredClone(cls)) as CollaSet;
+  return Value.Default(CollaSetSchema, withoutNullFields(cls)) as CollaSet;
 }
 
 const metadataChecker = schemaChecker(ObjectMetaSchema);
 const specChecker = schemaChecker(CollaSetSpecSchema);
 
-/** Structural validation, before or after defaulting; status is not validated. */
+/** Structural validation, before or after defaulting, null fields read as absent; status is not validated. */
 export function validateCollaSet(value: unknown): FieldError[] {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return [invalidError("", value, "must be an object")];
   const tooDeep = nestingErrors(value, "");
   if (tooDeep.length > 0) return tooDeep;
-  const object = value as Record<string, unknown>;
+  const object = withoutNullFields(value as Record<string, unknown>);
   const errors: FieldError[] = [];
   if (object.apiVersion !== API_VERSION) errors.push(notSupportedError("apiVersion", object.apiVersion, [API_VERSION]));
   if (object.kind !== COLLASET_KIND) errors.push(notSupportedError("kind", object.kind, [COLLASET_KIND]));
@@ -116,7 +120,7 @@ export function validateCollaSet(value: unknown): FieldError[] {
   else errors.push(...specChecker.errors(object.spec, "spec"));
   if (errors.length > 0) return errors;
 
-  const cls = value as CollaSet;
+  const cls = object as CollaSet;
   errors.push(...validateObjectName(cls.metadata, "metadata"));
   errors.push(...validateSpec(cls.spec));
   return errors;

@@ -54,6 +54,10 @@ export function forbiddenError(path: string, detail: string): FieldError {
   return { path, reason: `Forbidden: ${detail}` };
 }
 
+export function tooLongError(path: string, limit: number): FieldError {
+  return { path, reason: `Too long: may not be more than ${limit} bytes` };
+}
+
 export function typeError(path: string, expected: string): FieldError {
   return { path, reason: `Invalid value: must be of type ${expected}` };
 }

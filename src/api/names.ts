@@ -79,3 +79,41 @@ export function isDns1123Label(value: string): boolean {
 export function isDns1123Subdomain(value: string): boolean {
   return value.length <= DNS1123_SUBDOMAIN_MAX_LENGTH && DNS1123_SUBDOMAIN.test(value);
 }
+
+/** Reasons `value` is not an environment variable name (relaxed validation, GA in Kubernetes 1.34). */
+export function envVarNameErrors(value: string): string[] {
+  if (value.length === 0) return ["environment variable name must be non-empty"];
+  // Printable ASCII other than '='.
+  return /^[\x20-\x3c\x3e-\x7e]+$/.test(value) ? [] : ["a valid environment variable name must consist only of printable ASCII characters other than '='"];
+}
+
+/** Reasons `value` is not a port name (IANA_SVC_NAME); empty when it is one. */
+export function portNameErrors(value: string): string[] {
+  const errors: string[] = [];
+  if (value.length > 15) errors.push("must be no more than 15 characters");
+  if (!/^[-a-z0-9]+$/.test(value)) errors.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  if (!/[a-z]/.test(value)) errors.push("must contain at least one letter (a-z)");
+  if (value.includes("--")) errors.push("must not contain consecutive hyphens");
+  if (value.startsWith("-") || value.endsWith("-")) errors.push("must not begin or end with a hyphen");
+  return errors;
+}
+
+/** Reasons `value` is not a ConfigMap or Secret key; empty when it is one. */
+export function configMapKeyErrors(value: string): string[] {
+  const errors: string[] = [];
+  if (value.length > DNS1123_SUBDOMAIN_MAX_LENGTH) errors.push(`must be no more than ${DNS1123_SUBDOMAIN_MAX_LENGTH} characters`);
+  if (!/^[-._a-zA-Z0-9]+$/.test(value)) errors.push("a valid config key must consist of alphanumeric characters, '-', '_' or '.'");
+  errors.push(...chDirPrefixErrors(value));
+  return errors;
+}
+
+/** Reasons `value` is not an HTTP header name as Go's HTTP library reads one. */
+export function httpHeaderNameErrors(value: string): string[] {
+  return /^[-A-Za-z0-9]+$/.test(value) ? [] : ["a valid HTTP header must consist of alphanumeric characters or '-'"];
+}
+
+function chDirPrefixErrors(value: string): string[] {
+  if (value === ".") return ["must not be '.'"];
+  if (value === "..") return ["must not be '..'"];
+  return value.startsWith("..") ? ["must not start with '..'"] : [];
+}

@@ -19,6 +19,7 @@ import {
   keyPath,
   notSupportedError,
   requiredError,
+  tooLongError,
 } from "./field-errors.ts";
 import { API_VERSION } from "./group.ts";
 import {
@@ -33,9 +34,14 @@ import {
   VolumeMountSchema,
   VolumeSchema,
 } from "./kubernetes.ts";
-import { LabelSelectorSchema, validateLabelSelector } from "./label-selector.ts";
+import { type LabelSelector, LabelSelectorSchema, validateLabelSelector } from "./label-selector.ts";
 import { dns1123SubdomainErrors } from "./names.ts";
+import { overrideAffinityRules, nodeSelectorTermRules } from "./affinity-rules.ts";
+import { ANNOTATIONS_SIZE_LIMIT, annotationsSize } from "./annotations.ts";
+import { containerRules, primaryPatchRules } from "./container-rules.ts";
+import { volumeSourceRules } from "./volume-rules.ts";
 import { nestingErrors } from "./nesting.ts";
+import { withoutNullFields } from "./null-fields.ts";
 import { OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
 import { schemaChecker } from "./schema-validation.ts";
 import {
@@ -57,11 +63,13 @@ export const METADATA_PATCH_POLICIES = ["Retain", "Overwrite", "MergePatchJson"]
 export const PRIMARY_CONTAINER_TARGET_POLICIES = ["ByName", "All", "First", "Last"] as const;
 export const CONTAINER_INJECT_POLICIES = ["BeforePrimaryContainer", "AfterPrimaryContainer"] as const;
 export const DEFAULT_HISTORY_LIMIT = 20;
+/** The new-pod policy (the KusionStack proposal's "case 3"). */
+export const NEW_POD_REVISIONS = ["Updated", "Current"] as const;
 
 export const MetadataPatchSchema = Type.Object({
   patchPolicy: Type.Optional(StringEnum(METADATA_PATCH_POLICIES, {
     default: "Retain",
-    description: "Retain sets a key only when the pod lacks it; Overwrite always sets it; MergePatchJson merges JSON-object annotation values (RFC 7386).",
+    description: "Retain sets a key only when the pod lacks it; Overwrite always sets it; MergePatchJson merges JSON annotation values (RFC 7386).",
   })),
   labels: Type.Optional(StringMap()),
   annotations: Type.Optional(StringMap()),
@@ -69,9 +77,9 @@ export const MetadataPatchSchema = Type.Object({
 export type MetadataPatch = Static<typeof MetadataPatchSchema>;
 
 export const PrimaryContainerPatchSchema = Type.Object({
+  // No schema default: the default depends on whether `name` is set (primaryTargetPolicy).
   targetPolicy: Type.Optional(StringEnum(PRIMARY_CONTAINER_TARGET_POLICIES, {
-    default: "ByName",
-    description: "Which of the pod's own containers to patch: the one named `name`, all, the first or the last.",
+    description: "Which of the pod's own containers to patch: the one named `name`, all, the first or the last. Unset: ByName when name is set, else All.",
   })),
   name: Type.Optional(Type.String()),
   image: Type.Optional(Type.String()),
@@ -118,16 +126,22 @@ export const InjectStrategySchema = Type.Object({
 export type InjectStrategy = Static<typeof InjectStrategySchema>;
 
 export const PodDecorationSpecSchema = Type.Object({
-  selector: LabelSelectorSchema,
+  selector: Type.Optional(Type.Unsafe<LabelSelector>({
+    ...LabelSelectorSchema,
+    description: "Pods of the namespace to decorate; {} selects every pod, an unset selector none.",
+  })),
   injectStrategy: Type.Optional(InjectStrategySchema),
   weight: Type.Optional(Type.Integer({ description: "KusionStack's field for injectStrategy.weight; used when injectStrategy.weight is unset." })),
   updateStrategy: Type.Optional(Type.Object({
     rollingUpdate: Type.Optional(Type.Object({
-      partition: Type.Optional(Type.Integer({ minimum: 0, description: "Number of matched pods that stay on their current revision." })),
+      partition: Type.Optional(Type.Integer({ minimum: 0, description: "Number of matched pods (with selector: of the pods it selects) that stay on their current revision." })),
       selector: Type.Optional(LabelSelectorSchema),
     })),
+    newPodRevision: Type.Optional(StringEnum(NEW_POD_REVISIONS, {
+      description: "Which revision a pod created during a rollout gets where the partition leaves the choice: Updated (unset) or Current. The partition's count holds either way.",
+    })),
   })),
-  historyLimit: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_HISTORY_LIMIT, description: "ControllerRevisions kept." })),
+  historyLimit: Type.Optional(Type.Integer({ minimum: 0, default: DEFAULT_HISTORY_LIMIT, description: "ControllerRevisions kept; 0 means the default, 20." })),
   disablePodDetail: Type.Optional(Type.Boolean()),
   template: Type.Optional(PodDecorationTemplateSchema),
 });
@@ -165,9 +179,43 @@ export const PodDecorationSchema = Type.Object({
 });
 export type PodDecoration = Static<typeof PodDecorationSchema>;
 
-/** Fills in every schema default; pure (the input is not touched) and tolerant of malformed input. */
+/**
+ * Fills in every schema default, with null fields read as absent (as the API server reads
+ * them); pure (the input is not touched) and tolerant of malformed input.
+ */
 export function defaultPodDecoration(pd: PodDecoration): PodDecoration {
-  return Value.Default(PodDecorationSchema, structuredClone(pd)) as PodDecoration;
+  const defaulted = Value.Default(PodDecorationSchema, withoutNullFields(pd)) as PodDecoration | null;
+  // The defaults a schema cannot say (KusionStack's webhook writes them the same way).
+  const spec: unknown = isObject(defaulted) ? defaulted.spec : undefined;
+  if (!isObject(spec)) return defaulted as PodDecoration;
+  if (spec.historyLimit === 0) spec.historyLimit = DEFAULT_HISTORY_LIMIT;
+  const patches: unknown = isObject(spec.template) ? spec.template.primaryContainers : undefined;
+  if (Array.isArray(patches)) {
+    for (const patch of patches) if (isObject(patch) && patch.targetPolicy === undefined) patch.targetPolicy = primaryTargetPolicy(patch);
+  }
+  return defaulted as PodDecoration;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The containers a primaryContainers entry patches: its targetPolicy, else ByName when it
+ * names a container and All when it does not. KusionStack defaults to All even with a name;
+ * an admission warning says so (see poddecoration-warnings.ts).
+ */
+export function primaryTargetPolicy(patch: { targetPolicy?: unknown; name?: unknown }): PrimaryContainerTargetPolicy {
+  if (patch.targetPolicy !== undefined) return patch.targetPolicy as PrimaryContainerTargetPolicy;
+  return typeof patch.name === "string" && patch.name !== "" ? "ByName" : "All";
+}
+
+export type PrimaryContainerTargetPolicy = (typeof PRIMARY_CONTAINER_TARGET_POLICIES)[number];
+
+/** ControllerRevisions to keep: `historyLimit`, where 0 (or unset) means the default, as in KusionStack. */
+export function historyLimitOf(pd: Pick<PodDecoration, "spec">): number {
+  const limit = pd.spec.historyLimit;
+  return limit === undefined || limit === 0 ? DEFAULT_HISTORY_LIMIT : limit;
 }
 
 export function decorationGroup(pd: Pick<PodDecoration, "spec">): string {
@@ -189,13 +237,15 @@ const specChecker = schemaChecker(PodDecorationSpecSchema);
 /**
  * Structural validation (DESIGN §2): the schema, then the rules a schema cannot say. Missing
  * fields that have defaults are treated as their defaults, so this works before or after
- * `defaultPodDecoration`. Status is not validated: the API server ignores it on writes.
+ * `defaultPodDecoration`, and null fields are absent ones. Status is not validated: the API
+ * server ignores it on writes.
  */
 export function validatePodDecoration(value: unknown): FieldError[] {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return [invalidError("", value, "must be an object")];
   const tooDeep = nestingErrors(value, "");
   if (tooDeep.length > 0) return tooDeep;
-  const object = value as Record<string, unknown>;
+  // A null field is an absent one (the API server prunes it): never a reason to refuse.
+  const object = withoutNullFields(value as Record<string, unknown>);
   const errors: FieldError[] = [];
   if (object.apiVersion !== API_VERSION) errors.push(notSupportedError("apiVersion", object.apiVersion, [API_VERSION]));
   if (object.kind !== POD_DECORATION_KIND) errors.push(notSupportedError("kind", object.kind, [POD_DECORATION_KIND]));
@@ -205,22 +255,18 @@ export function validatePodDecoration(value: unknown): FieldError[] {
   else errors.push(...specChecker.errors(object.spec, "spec"));
   if (errors.length > 0) return errors;
 
-  const pd = value as PodDecoration;
+  const pd = object as PodDecoration;
   errors.push(...validateObjectName(pd.metadata, "metadata"));
   errors.push(...validateSpec(pd.spec));
   return errors;
 }
 
 function validateSpec(spec: PodDecorationSpec): FieldError[] {
-  const errors = validateLabelSelector(spec.selector, "spec.selector");
+  // No selector is valid: it selects no pod (a warning says so).
+  const errors = spec.selector === undefined ? [] : validateLabelSelector(spec.selector, "spec.selector");
   const rollingUpdate = spec.updateStrategy?.rollingUpdate;
-  if (rollingUpdate !== undefined) {
-    const path = "spec.updateStrategy.rollingUpdate";
-    if (rollingUpdate.partition !== undefined && rollingUpdate.selector !== undefined) {
-      errors.push(forbiddenError(path, "partition and selector are mutually exclusive"));
-    }
-    if (rollingUpdate.selector !== undefined) errors.push(...validateLabelSelector(rollingUpdate.selector, childPath(path, "selector")));
-  }
+  // partition together with selector is valid: the selector picks the candidates, the partition holds some back.
+  if (rollingUpdate?.selector !== undefined) errors.push(...validateLabelSelector(rollingUpdate.selector, "spec.updateStrategy.rollingUpdate.selector"));
   if (spec.template !== undefined) errors.push(...validateTemplate(spec.template, "spec.template"));
   return errors;
 }
@@ -232,24 +278,31 @@ function validateTemplate(template: PodDecorationTemplate, path: string): FieldE
   const initContainers = template.initContainers ?? [];
   const containers = template.containers ?? [];
   // Init and regular containers share one namespace of names in a pod.
-  errors.push(...validateContainers([
-    ...initContainers.map((container, index) => ({ container, path: indexPath(childPath(path, "initContainers"), index) })),
-    ...containers.map((container, index) => ({ container, path: indexPath(childPath(path, "containers"), index) })),
-  ]));
+  const initPaths = initContainers.map((container, index) => ({ container, path: indexPath(childPath(path, "initContainers"), index) }));
+  const containerPaths = containers.map((container, index) => ({ container, path: indexPath(childPath(path, "containers"), index) }));
+  errors.push(...validateContainers([...initPaths, ...containerPaths]));
+  // What else Kubernetes' pod validation refuses in a container (DESIGN §10).
+  for (const { container, path: containerPath } of initPaths) errors.push(...containerRules(container, containerPath, "init"));
+  for (const { container, path: containerPath } of containerPaths) errors.push(...containerRules(container, containerPath, "container"));
 
   (template.primaryContainers ?? []).forEach((patch, index) => {
     const patchPath = indexPath(childPath(path, "primaryContainers"), index);
-    if ((patch.targetPolicy ?? "ByName") === "ByName" && (patch.name === undefined || patch.name === "")) {
+    if (primaryTargetPolicy(patch) === "ByName" && (patch.name === undefined || patch.name === "")) {
       errors.push(requiredError(childPath(patchPath, "name"), "required when targetPolicy is ByName"));
     }
     if (patch.image === "") errors.push(invalidError(childPath(patchPath, "image"), patch.image, "must not be empty when set"));
     errors.push(...validateEnv(patch.env ?? [], childPath(patchPath, "env")));
     errors.push(...validateVolumeMounts(patch.volumeMounts ?? [], childPath(patchPath, "volumeMounts")));
+    errors.push(...primaryPatchRules(patch.env ?? [], patch.volumeMounts ?? [], patchPath));
   });
 
   errors.push(...validateVolumes(template.volumes ?? [], childPath(path, "volumes")));
+  (template.volumes ?? []).forEach((volume, index) => errors.push(...volumeSourceRules(volume, indexPath(childPath(path, "volumes"), index))));
+  if (template.affinity?.overrideAffinity !== undefined) errors.push(...overrideAffinityRules(template.affinity.overrideAffinity, childPath(path, "affinity.overrideAffinity")));
   (template.affinity?.nodeSelectorTerms ?? []).forEach((term, index) => {
-    errors.push(...validateNodeSelectorTerm(term, indexPath(childPath(path, "affinity.nodeSelectorTerms"), index)));
+    const termPath = indexPath(childPath(path, "affinity.nodeSelectorTerms"), index);
+    errors.push(...validateNodeSelectorTerm(term, termPath));
+    errors.push(...nodeSelectorTermRules(term, termPath, { strictValues: true, operators: false }));
   });
   errors.push(...validateTolerations(template.tolerations ?? [], childPath(path, "tolerations")));
   if (template.runtimeClassName !== undefined) {
@@ -270,18 +323,21 @@ function validateMetadataPatch(patch: MetadataPatch, path: string): FieldError[]
   }
   const annotationsPath = childPath(path, "annotations");
   errors.push(...validateAnnotationKeys(patch.annotations ?? {}, annotationsPath));
+  // The pod's annotations together must fit too: checked when rendering.
+  if (annotationsSize(patch.annotations ?? {}) > ANNOTATIONS_SIZE_LIMIT) errors.push(tooLongError(annotationsPath, ANNOTATIONS_SIZE_LIMIT));
   if (policy === "MergePatchJson") {
+    // A merge patch (RFC 7386) is any JSON value; text that is not JSON patches nothing.
     for (const [key, value] of Object.entries(patch.annotations ?? {})) {
-      if (!isJsonObjectText(value)) errors.push(invalidError(keyPath(annotationsPath, key), value, "must be a JSON object with patchPolicy MergePatchJson"));
+      if (!isJsonText(value)) errors.push(invalidError(keyPath(annotationsPath, key), value, "must be JSON with patchPolicy MergePatchJson"));
     }
   }
   return errors;
 }
 
-function isJsonObjectText(text: string): boolean {
+function isJsonText(text: string): boolean {
   try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed);
+    JSON.parse(text);
+    return true;
   } catch {
     return false;
   }

@@ -3,6 +3,7 @@
 // reported at once as `Kind/name: field.path: reason`.
 import { parseAllDocuments } from "yaml";
 import { duplicateError, formatFieldErrors, requiredError } from "../api/field-errors.ts";
+import { podWithoutNullFields } from "../api/null-fields.ts";
 import { type Pod, validatePod } from "../api/pod.ts";
 import { defaultPodDecoration, type PodDecoration, validatePodDecoration } from "../api/poddecoration.ts";
 import { DEFAULT_NAMESPACE } from "../decoration/selection.ts";
@@ -35,17 +36,17 @@ function flattenList(value: unknown): unknown[] {
   return [value];
 }
 
-/** The one Pod in `text`. */
+/** The one Pod in `text`, read as the API server would decode it (null fields absent). */
 export function loadPod(text: string, file: string): Pod {
   const objects = parseManifests(text, file);
   if (objects.length !== 1) throw new UsageError(`${file}: expected exactly one Pod, found ${objects.length} objects`);
-  const [pod] = objects;
+  const pod = podWithoutNullFields(objects[0]);
   const errors = validatePod(pod);
   if (errors.length > 0) throw new UsageError(formatFieldErrors(kindOf(pod, "Pod"), nameOf(pod), errors));
   return pod as Pod;
 }
 
-/** Every PodDecoration in `text`, validated and defaulted. */
+/** Every PodDecoration in `text`, validated and defaulted (null fields read as absent). */
 export function loadDecorations(text: string, file: string): PodDecoration[] {
   const objects = parseManifests(text, file);
   const lines: string[] = [];

@@ -4,6 +4,7 @@ import type { Pod } from "../api/pod.ts";
 import type { PodDecoration } from "../api/poddecoration.ts";
 import { type DecorateResult, decoratePod, liveRevision } from "../decoration/decorate.ts";
 import type { CommandIO } from "./command.ts";
+import { DecorationError } from "../decoration/decoration-error.ts";
 import { loadDecorations, loadPod } from "./manifests.ts";
 import { UsageError } from "./usage-error.ts";
 
@@ -26,7 +27,14 @@ export async function decorationRun(args: readonly string[], io: CommandIO, opti
   const pod = loadPod(await read(io, values.pod, "--pod"), values.pod);
   const decorations = loadDecorations(await read(io, values.decorations, "--decorations"), values.decorations);
   // Offline there are no stored revisions: every decoration renders its current spec.
-  const result = decoratePod(pod, decorations, liveRevision);
+  let result: DecorateResult;
+  try {
+    result = decoratePod(pod, decorations, liveRevision);
+  } catch (error) {
+    // This pod and these decorations do not go together: bad input, said plainly (exit 2).
+    if (error instanceof DecorationError) throw new UsageError(error.message);
+    throw error;
+  }
   return { pod, decorations, result, output: values.output, explain: values.explain };
 }
 

@@ -15,8 +15,16 @@ export interface DecorationRevision {
   injectStrategy: { group?: string | undefined; weight?: number | undefined };
 }
 
-/** Returns the revision to render for a decoration, or undefined when none is known (yet). */
-export type RevisionFor = (decoration: PodDecoration) => DecorationRevision | undefined;
+/** A decoration that applies to the pod but is deliberately not rendered into it, and why. */
+export interface NotRendered {
+  notRendered: string;
+}
+
+/**
+ * Returns the revision of a decoration to render into the pod, undefined when none is known
+ * (yet), or why none is rendered (a rollout holding a new pod back with nothing to give it).
+ */
+export type RevisionFor = (decoration: PodDecoration, pod: Pod) => DecorationRevision | NotRendered | undefined;
 
 export interface DecorateResult extends RenderResult {
   /**
@@ -62,9 +70,13 @@ function render(pod: Pod, chosen: ReadonlySet<PodDecoration>, revisionFor: Revis
   const toApply: DecorationToApply[] = [];
   for (const decoration of chosen) {
     const name = decoration.metadata.name ?? "";
-    const revision = revisionFor(decoration);
+    const revision = revisionFor(decoration, pod);
     if (revision === undefined) {
       warnings.push(`PodDecoration/${name}: no revision is known yet; not applied`);
+      continue;
+    }
+    if ("notRendered" in revision) {
+      warnings.push(`PodDecoration/${name}: ${revision.notRendered}; not applied`);
       continue;
     }
     toApply.push({ name, namespace: decoration.metadata.namespace, creationTimestamp: decoration.metadata.creationTimestamp, ...revision });

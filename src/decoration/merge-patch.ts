@@ -1,4 +1,5 @@
-// JSON Merge Patch (RFC 7386), for annotations whose values are JSON objects.
+// JSON Merge Patch (RFC 7386), for annotation values (DESIGN §3): any JSON value patches any
+// other; a patch that is not an object replaces the target, an object patch merges into it.
 
 export type JsonObject = { [key: string]: unknown };
 

@@ -13,6 +13,10 @@ import { renderVolumes } from "./parts/volumes.ts";
 import type { Warn } from "./parts/warn.ts";
 import { decorationLabelKey, decorationLabelValue, formatRevisionsAnnotation, podRevisions, type RecordedRevision, REVISIONS_ANNOTATION } from "./recording.ts";
 import { cloneJson } from "../api/json.ts";
+import { podWithoutNullFields } from "../api/null-fields.ts";
+import { DecorationError } from "./decoration-error.ts";
+import { isPresent } from "./parts/present.ts";
+import { podConsistencyProblems } from "./pod-consistency.ts";
 
 /** One decoration to render, at the revision chosen for this pod. */
 export interface DecorationToApply {
@@ -40,12 +44,12 @@ export interface RenderResult {
 /**
  * Renders `decorations` into a copy of `pod` in DESIGN §3 order and records them in the
  * revisions annotation and labels. The pod's containers as given are its primary containers.
+ * Throws a DecorationError, naming the decoration, when the result would break a rule of
+ * Kubernetes' pod validation that the pod as given did not already break (DESIGN §10).
  */
 export function renderPod(pod: Pod, decorations: readonly DecorationToApply[]): RenderResult {
-  const result = cloneJson(pod);
-  const warnings: string[] = [];
-  if (decorations.length === 0) return { pod: result, warnings, applied: [] };
-
+  // A copy, read as the API server reads it: a null field is an absent one (DESIGN §10).
+  if (decorations.length === 0) return { pod: podWithoutNullFields(pod), warnings: [], applied: [] };
   const ordered = sortInDecorationOrder(decorations, (decoration) =>
     decorationOrder({
       name: decoration.name,
@@ -53,10 +57,19 @@ export function renderPod(pod: Pod, decorations: readonly DecorationToApply[]): 
       weight: decoration.injectStrategy.weight ?? 0,
       creationTimestamp: decoration.creationTimestamp,
     }));
-  const metadata: ObjectMeta = (result.metadata ??= {});
-  const spec: PodSpec = (result.spec ??= { containers: [] });
+  const result = renderInOrder(podWithoutNullFields(pod), ordered);
+  const problems = podConsistencyProblems(result.pod);
+  if (problems.length > 0) refuseIntroducedProblems(podWithoutNullFields(pod), ordered, problems);
+  return result;
+}
+
+/** Renders into `pod` (a copy the caller owns) in the order given. */
+function renderInOrder(pod: Pod, ordered: readonly DecorationToApply[]): RenderResult {
+  const warnings: string[] = [];
+  const metadata: ObjectMeta = (pod.metadata ??= {});
+  const spec: PodSpec = (pod.spec ??= { containers: [] });
   spec.containers ??= [];
-  const primaryNames = new Set(spec.containers.map((container) => container.name));
+  const primaryNames = new Set(spec.containers.filter(isPresent).map((container) => container.name));
 
   for (const decoration of ordered) {
     const warn: Warn = (path, message) => warnings.push(`PodDecoration/${decoration.name}: ${path}: ${message}`);
@@ -73,7 +86,24 @@ export function renderPod(pod: Pod, decorations: readonly DecorationToApply[]): 
 
   const applied = ordered.map((decoration) => ({ name: decoration.name, revision: decoration.revisionName }));
   record(metadata, applied, warnings);
-  return { pod: result, warnings, applied };
+  return { pod, warnings, applied };
+}
+
+/**
+ * Problems the pod had before rendering are the pod's (the API server will say so); a problem
+ * rendering introduced is the decoration's that first brings it, found by rendering ever
+ * longer prefixes of the order — only on this error path.
+ */
+function refuseIntroducedProblems(input: Pod, ordered: readonly DecorationToApply[], problems: readonly string[]): void {
+  const before = new Set(podConsistencyProblems(input));
+  if (problems.every((problem) => before.has(problem))) return;
+  for (let count = 1; count <= ordered.length; count++) {
+    const introduced = podConsistencyProblems(renderInOrder(cloneJson(input), ordered.slice(0, count)).pod).filter((problem) => !before.has(problem));
+    if (introduced.length === 0) continue;
+    const culprit = ordered[count - 1]!;
+    const others = count > 1 ? " (after the decorations rendered before it)" : "";
+    throw new DecorationError(culprit, `rendering revision ${culprit.revisionName} into this pod${others} would make a pod the API server refuses: ${introduced.join("; ")}`);
+  }
 }
 
 function record(metadata: ObjectMeta, applied: readonly AppliedDecoration[], warnings: string[]): void {

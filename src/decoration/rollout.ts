@@ -1,14 +1,25 @@
 // Which revision of one decoration each matched pod should carry (DESIGN §5). Pure: the
-// PodDecoration controller reports it in status, the CollaSet controller acts on it.
+// PodDecoration controller reports it in status, the CollaSet controller acts on it, and the
+// pod webhook asks it for a pod being created.
 //
 // - no rollingUpdate: every matched pod moves to the updated revision;
-// - rollingUpdate.selector: pods it selects move, the others keep what they have;
-// - rollingUpdate.partition P: pods in update order (already updated, then not ready, then
-//   CollaSet instance id, then name); all but the last P move, the last P keep what they have.
-//   Pods already updated come first, so lowering P only ever extends the updated set.
-import type { PodDecoration } from "../api/poddecoration.ts";
+// - rollingUpdate.selector: pods it selects move, the others keep what they have; with a
+//   partition P as well, the last P of the selected pods (in update order) keep theirs too;
+// - rollingUpdate.partition P: pods in update order (already updated, then new pods, then not
+//   ready, then CollaSet instance id, then name); all but the last P move, the last P keep
+//   what they have. Pods already updated come first, so lowering P only ever extends the
+//   updated set.
+//
+// New pods (the new-pod policy, updateStrategy.newPodRevision): the partition's count is the
+// same either way; the policy decides whether new pods are the first to move (Updated, the
+// default) or the first to be held back (Current), and a held-back new pod, having nothing to
+// keep, gets the decoration's current revision.
+import type { NEW_POD_REVISIONS} from "../api/poddecoration.ts";
+import { type PodDecoration } from "../api/poddecoration.ts";
 import type { Labels } from "../api/label-selector.ts";
 import { selectorMatches } from "./selector.ts";
+
+export type NewPodRevision = (typeof NEW_POD_REVISIONS)[number];
 
 export const INSTANCE_ID_LABEL = "collaset.kusionstack.io/instance-id";
 
@@ -19,6 +30,8 @@ export interface RolloutPod {
   ready: boolean;
   /** The revision of this decoration the pod records now, if any. */
   current: string | undefined;
+  /** A pod about to be created (a CollaSet slot to fill). */
+  isNew?: boolean;
 }
 
 export interface PodLike {
@@ -42,33 +55,81 @@ export function isPodReady(pod: PodLike): boolean {
 
 /**
  * The target revision of every given (matched) pod, by pod name: the updated revision, or the
- * pod's current one (undefined: it keeps having none).
+ * pod's current one (undefined: it keeps having none). A held-back new pod gets
+ * `currentRevision`, the decoration's status.currentRevision, when there is one.
  */
-export function planRollout(decoration: PodDecoration, updatedRevision: string, pods: readonly RolloutPod[]): Map<string, string | undefined> {
-  const targets = new Map<string, string | undefined>();
+export function planRollout(decoration: PodDecoration, updatedRevision: string, pods: readonly RolloutPod[], currentRevision?: string): Map<string, string | undefined> {
   const rollingUpdate = decoration.spec.updateStrategy?.rollingUpdate;
-  if (rollingUpdate?.selector !== undefined) {
-    for (const pod of pods) targets.set(pod.name, selectorMatches(rollingUpdate.selector, pod.labels) ? updatedRevision : pod.current);
-    return targets;
+  const options = { newPods: newPodRevisionOf(decoration), currentRevision };
+  const selector = rollingUpdate?.selector;
+  if (selector === undefined) return partitionTargets(pods, updatedRevision, rollingUpdate?.partition ?? 0, options);
+  // The selector picks the candidates; the others keep what they have. With a partition too,
+  // it holds back that many of the candidates (KusionStack ignores the partition then).
+  const targets = new Map<string, string | undefined>();
+  const candidates: RolloutPod[] = [];
+  for (const pod of pods) {
+    if (selectorMatches(selector, pod.labels)) candidates.push(pod);
+    else targets.set(pod.name, keptBy(pod, currentRevision));
   }
-  return partitionTargets(pods, updatedRevision, rollingUpdate?.partition ?? 0);
+  for (const [name, target] of partitionTargets(candidates, updatedRevision, rollingUpdate?.partition ?? 0, options)) targets.set(name, target);
+  return targets;
+}
+
+export function newPodRevisionOf(decoration: Pick<PodDecoration, "spec">): NewPodRevision {
+  return decoration.spec.updateStrategy?.newPodRevision ?? "Updated";
+}
+
+export interface PartitionOptions {
+  /** Whether new pods are the first to move (Updated) or the first to be held back (Current). */
+  newPods?: NewPodRevision;
+  /** What a held-back new pod gets, having nothing of its own to keep. */
+  currentRevision?: string | undefined;
 }
 
 /**
  * Partition semantics shared by decorations and CollaSet templates: pods in update order, all
  * but the last `partition` move to the updated revision, the last keep their current one.
  */
-export function partitionTargets(pods: readonly RolloutPod[], updatedRevision: string, partition: number): Map<string, string | undefined> {
+export function partitionTargets(pods: readonly RolloutPod[], updatedRevision: string, partition: number, options: PartitionOptions = {}): Map<string, string | undefined> {
   const targets = new Map<string, string | undefined>();
-  const ordered = [...pods].sort((a, b) => compareUpdateOrder(a, b, updatedRevision));
+  const newLast = options.newPods === "Current";
+  const ordered = [...pods].sort((a, b) => compareUpdateOrder(a, b, updatedRevision, newLast));
   const moving = Math.max(0, ordered.length - Math.max(0, partition));
-  ordered.forEach((pod, index) => targets.set(pod.name, index < moving ? updatedRevision : pod.current));
+  ordered.forEach((pod, index) => targets.set(pod.name, index < moving ? updatedRevision : keptBy(pod, options.currentRevision)));
   return targets;
 }
 
-function compareUpdateOrder(a: RolloutPod, b: RolloutPod, updatedRevision: string): number {
+/** What a held-back pod carries: its own revision, or for a new pod the current one. */
+function keptBy(pod: RolloutPod, currentRevision: string | undefined): string | undefined {
+  return pod.isNew === true ? (pod.current ?? currentRevision) : pod.current;
+}
+
+/**
+ * Whether a pod being created that a decoration matches (one no controller plans: the pod
+ * webhook's) moves to the updated revision or is held back. Without a CollaSet's plan, the
+ * partition's arithmetic alone decides, from the decoration's status counts: the pod moves
+ * exactly when the rollout has fewer than (matched + 1 − partition) pods updated, so it never
+ * overshoots; the policy cannot choose an existing pod instead, so it does not change the
+ * answer.
+ */
+export function newPodMoves(decoration: PodDecoration, updatedRevision: string, labels: Labels): boolean {
+  const rollingUpdate = decoration.spec.updateStrategy?.rollingUpdate;
+  if (rollingUpdate === undefined) return true;
+  if (rollingUpdate.selector !== undefined && !selectorMatches(rollingUpdate.selector, labels)) return false;
+  const partition = rollingUpdate.partition;
+  if (partition === undefined) return true;
+  const status = decoration.status ?? {};
+  const matched = status.matchedPods ?? 0;
+  // Counts of another updated revision (the spec just changed) say nothing about this one.
+  const updated = status.updatedRevision === updatedRevision ? (status.updatedPods ?? 0) : 0;
+  return updated < matched + 1 - partition;
+}
+
+function compareUpdateOrder(a: RolloutPod, b: RolloutPod, updatedRevision: string, newLast: boolean): number {
   const updated = Number(b.current === updatedRevision) - Number(a.current === updatedRevision);
   if (updated !== 0) return updated;
+  const created = Number(b.isNew === true) - Number(a.isNew === true);
+  if (created !== 0) return newLast ? -created : created;
   const notReady = Number(!b.ready) - Number(!a.ready);
   if (notReady !== 0) return notReady;
   const ids = compareInstanceIds(a.labels[INSTANCE_ID_LABEL], b.labels[INSTANCE_ID_LABEL]);

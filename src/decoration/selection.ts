@@ -2,6 +2,7 @@
 // not (DESIGN §3): namespace, selector and deletion first; then exclusivity within groups,
 // decided over every matching decoration; then idempotency, which skips every decoration the
 // pod already records and every other member of its group.
+import { podWithoutNullFields } from "../api/null-fields.ts";
 import type { Pod } from "../api/pod.ts";
 import { decorationGroup, decorationWeight, type PodDecoration } from "../api/poddecoration.ts";
 import { type DecorationOrder, decorationOrder, sortInDecorationOrder } from "./order.ts";
@@ -24,6 +25,17 @@ export interface Selection {
   excluded: Exclusion[];
   /** Problems with the pod's revisions annotation. */
   warnings: string[];
+}
+
+function describeMismatch(selector: unknown): string {
+  return selector == null ? "no selector: a decoration without one selects no pod" : `selector ${JSON.stringify(selector)} does not match the pod's labels`;
+}
+
+/** A pod's labels as the API server decodes them: a null value is the empty string. Copies only when it must. */
+function labelsAsDecoded(labels: Record<string, string> | null | undefined): Record<string, string> {
+  if (labels == null) return {};
+  for (const key in labels) if ((labels[key] as string | null) === null) return podWithoutNullFields({ metadata: { labels } }).metadata.labels;
+  return labels;
 }
 
 /** Objects without `metadata.namespace` (offline manifests) are in `default`, as kubectl would put them. */
@@ -69,7 +81,7 @@ export function selectApplicable(pod: Pod, decorations: readonly PodDecoration[]
 
 function select(pod: Pod, decorations: readonly PodDecoration[], exclude: Exclude): { apply: PodDecoration[]; warnings: string[] } {
   const namespace = pod.metadata?.namespace ?? DEFAULT_NAMESPACE;
-  const labels = pod.metadata?.labels ?? {};
+  const labels = labelsAsDecoded(pod.metadata?.labels);
   const sameNamespace: PodDecoration[] = [];
   const matching: PodDecoration[] = [];
   for (const pd of decorations) {
@@ -79,7 +91,7 @@ function select(pod: Pod, decorations: readonly PodDecoration[], exclude: Exclud
       continue;
     }
     sameNamespace.push(pd);
-    if (!selectorMatches(pd.spec.selector, labels)) exclude(pd, "selector", () => `selector ${JSON.stringify(pd.spec.selector)} does not match the pod's labels`);
+    if (!selectorMatches(pd.spec.selector, labels)) exclude(pd, "selector", () => describeMismatch(pd.spec.selector));
     else if (pd.metadata.deletionTimestamp !== undefined) exclude(pd, "deleting", () => `being deleted since ${pd.metadata.deletionTimestamp ?? ""}`);
     else matching.push(pd);
   }

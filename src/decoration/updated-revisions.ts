@@ -6,8 +6,10 @@ import type { PodDecoration } from "../api/poddecoration.ts";
 import { PodDecorationTemplateSchema, validatePodDecoration } from "../api/poddecoration.ts";
 import { formatFieldErrors } from "../api/field-errors.ts";
 import type { DecorationRevision, RevisionFor } from "./decorate.ts";
+import { newPodMoves } from "./rollout.ts";
 import { specRevision } from "../revision/revision-data.ts";
 import { Compile } from "typebox/compile";
+import { DecorationError } from "./decoration-error.ts";
 
 /** What the webhook and the CollaSet controller read from their caches; every object in them is frozen. */
 export interface DecorationSource {
@@ -17,23 +19,13 @@ export interface DecorationSource {
   revisionData(namespace: string, name: string): unknown;
 }
 
-/** A decoration that cannot be rendered; the message names it. */
-export class DecorationError extends Error {
-  readonly decoration: string;
-  constructor(decoration: PodDecoration, reason: string) {
-    const name = `${decoration.metadata.namespace ?? ""}/${decoration.metadata.name ?? ""}`;
-    super(`PodDecoration ${name}: ${reason}`);
-    this.decoration = name;
-  }
-}
-
 const templateChecker = Compile(PodDecorationTemplateSchema);
 
 /**
  * Cached objects are replaced, never changed, when they change: memoising per object keeps the
  * hashing and validation off the hot path for every pod after the first.
  */
-export function updatedRevisions(source: DecorationSource): RevisionFor {
+export function updatedRevisions(source: DecorationSource): (decoration: PodDecoration) => DecorationRevision {
   const memo = new WeakMap<PodDecoration, DecorationRevision | DecorationError>();
   return (decoration) => {
     let revision = memo.get(decoration);
@@ -50,7 +42,7 @@ function resolve(source: DecorationSource, decoration: PodDecoration): Decoratio
   const errors = validatePodDecoration(decoration);
   if (errors.length > 0) {
     // Written while no validating webhook was watching, e.g. before installation.
-    return new DecorationError(decoration, `invalid spec: ${formatFieldErrors("PodDecoration", decoration.metadata.name, errors).join("; ")}`);
+    return new DecorationError(decoration.metadata, `invalid spec: ${formatFieldErrors("PodDecoration", decoration.metadata.name, errors).join("; ")}`);
   }
   const live = specRevision(decoration, decoration.status?.collisionCount ?? 0);
   const stored = source.revisionData(decoration.metadata.namespace ?? "", live.name);
@@ -58,7 +50,7 @@ function resolve(source: DecorationSource, decoration: PodDecoration): Decoratio
     return { revisionName: live.name, template: live.data.template, injectStrategy: live.data.injectStrategy };
   }
   if (!isRevisionData(stored)) {
-    return new DecorationError(decoration, `ControllerRevision ${live.name} holds data that is not a PodDecoration revision`);
+    return new DecorationError(decoration.metadata, `ControllerRevision ${live.name} holds data that is not a PodDecoration revision`);
   }
   return { revisionName: live.name, template: stored.template, injectStrategy: stored.injectStrategy };
 }
@@ -70,6 +62,24 @@ function isRevisionData(data: unknown): data is { template: DecorationRevision["
   if (typeof injectStrategy !== "object" || injectStrategy === null) return false;
   const { group, weight } = injectStrategy as Record<string, unknown>;
   return typeof group === "string" && typeof weight === "number";
+}
+
+/**
+ * What the pod webhook renders into a pod being created (DESIGN §5): the updated revision,
+ * unless the decoration's rollout holds the pod back (a rolling-update selector that does not
+ * select it, or a partition with no room for one more updated pod) — then its current
+ * revision, or nothing when it has none yet.
+ */
+export function newPodRevisions(source: DecorationSource): RevisionFor {
+  const updated = updatedRevisions(source);
+  return (decoration, pod) => {
+    const revision = updated(decoration);
+    if (newPodMoves(decoration, revision.revisionName, pod.metadata?.labels ?? {})) return revision;
+    const current = decoration.status?.currentRevision;
+    if (current === undefined || current === "") return { notRendered: "held back by its rollout, and it has no earlier revision to render" };
+    if (current === revision.revisionName) return revision;
+    return storedRevision(source, decoration.metadata.namespace ?? "", current) ?? { notRendered: `held back by its rollout, and its current revision ${current} is not stored` };
+  };
 }
 
 /**

@@ -8,7 +8,7 @@ import { REVISIONS_ANNOTATION } from "../decoration/recording.ts";
 import { allow, allowWithPatch, deny, type AdmissionRequest } from "./admission-review.ts";
 import { createJsonPatch } from "./json-patch.ts";
 import type { AdmissionHandler } from "./server.ts";
-import { updatedRevisions, type DecorationSource } from "../decoration/updated-revisions.ts";
+import { newPodRevisions, type DecorationSource } from "../decoration/updated-revisions.ts";
 
 export interface PodMutationOptions {
   source: DecorationSource;
@@ -17,7 +17,8 @@ export interface PodMutationOptions {
 }
 
 export function podMutation(options: PodMutationOptions): AdmissionHandler {
-  const revisionFor = updatedRevisions(options.source);
+  // A new pod gets the revision its decoration's rollout gives it (DESIGN §5, newPodRevision).
+  const revisionFor = newPodRevisions(options.source);
   return (request) => {
     if (!isPodCreate(request)) return { response: allow(request.uid), result: "allowed" };
     const object = request.object;

@@ -3,7 +3,9 @@
 // with every `Kind/name: field.path: reason` at once.
 import { formatFieldErrors, type FieldError } from "../api/field-errors.ts";
 import { COLLASET_KIND, defaultCollaSet, validateCollaSet, type CollaSet } from "../api/collaset.ts";
+import { collaSetWarnings } from "../api/collaset-warnings.ts";
 import { POD_DECORATION_KIND, defaultPodDecoration, validatePodDecoration, type PodDecoration } from "../api/poddecoration.ts";
+import { podDecorationDefaultingWarnings, podDecorationWarnings } from "../api/poddecoration-warnings.ts";
 import { allow, allowWithPatch, deny, type AdmissionRequest } from "./admission-review.ts";
 import { createJsonPatch } from "./json-patch.ts";
 import type { AdmissionHandler } from "./server.ts";
@@ -12,10 +14,19 @@ interface Kind<T> {
   kind: string;
   defaults: (object: T) => T;
   validate: (object: unknown) => FieldError[];
+  /** Warnings about a valid object as written (before defaulting) and as it will be stored. */
+  defaultingWarnings: (object: T) => string[];
+  warnings: (object: T) => string[];
 }
 
-const podDecorationKind: Kind<PodDecoration> = { kind: POD_DECORATION_KIND, defaults: defaultPodDecoration, validate: validatePodDecoration };
-const collaSetKind: Kind<CollaSet> = { kind: COLLASET_KIND, defaults: defaultCollaSet, validate: validateCollaSet };
+const podDecorationKind: Kind<PodDecoration> = {
+  kind: POD_DECORATION_KIND,
+  defaults: defaultPodDecoration,
+  validate: validatePodDecoration,
+  defaultingWarnings: podDecorationDefaultingWarnings,
+  warnings: podDecorationWarnings,
+};
+const collaSetKind: Kind<CollaSet> = { kind: COLLASET_KIND, defaults: defaultCollaSet, validate: validateCollaSet, defaultingWarnings: () => [], warnings: collaSetWarnings };
 
 export const defaultPodDecorations = defaulting(podDecorationKind);
 export const validatePodDecorations = validation(podDecorationKind);
@@ -38,7 +49,7 @@ function defaulting<T>(kind: Kind<T>): AdmissionHandler {
     // An invalid object is left as it is: the validating webhook explains what is wrong with it.
     if (kind.validate(request.object).length > 0) return { response: allow(request.uid), result: "skipped" };
     const patch = createJsonPatch(request.object, kind.defaults(request.object as T));
-    return { response: allowWithPatch(request.uid, patch), result: patch.length > 0 ? "injected" : "skipped" };
+    return { response: allowWithPatch(request.uid, patch, kind.defaultingWarnings(request.object as T)), result: patch.length > 0 ? "injected" : "skipped" };
   };
 }
 
@@ -48,7 +59,7 @@ function validation<T>(kind: Kind<T>): AdmissionHandler {
     // An object on its way out must stay writable, or an invalid one could never lose its finalizer.
     if (request.operation === "UPDATE" && isBeingDeleted(request.object)) return { response: allow(request.uid), result: "allowed" };
     const errors = kind.validate(request.object);
-    if (errors.length === 0) return { response: allow(request.uid), result: "allowed" };
+    if (errors.length === 0) return { response: allow(request.uid, kind.warnings(request.object as T)), result: "allowed" };
     const name = request.name ?? (request.object as { metadata?: { name?: string } }).metadata?.name;
     return { response: deny(request.uid, 422, formatFieldErrors(kind.kind, name, errors).join("; ")), result: "rejected" };
   };

@@ -67,7 +67,7 @@ describe("validateCollaSet", () => {
     ["maxUnavailable not a percentage", (cls) => void (cls.spec.updateStrategy = { rollingUpdate: { maxUnavailable: "half" } }), ["spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: \"half\": a string must be a percentage like '25%'"]],
     ["maxUnavailable above 100%", (cls) => void (cls.spec.updateStrategy = { rollingUpdate: { maxUnavailable: "150%" } }), ["spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: \"150%\": must be between 1% and 100%"]],
     ["maxUnavailable of another type", (cls) => void (cls.spec.updateStrategy = { rollingUpdate: { maxUnavailable: 1.5 } }), ["spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: 1.5: must be an integer or a string"]],
-    ["historyLimit 0", (cls) => void (cls.spec.historyLimit = 0), ["spec.historyLimit: Invalid value: 0: must be greater than or equal to 1"]],
+    ["a negative historyLimit", (cls) => void (cls.spec.historyLimit = -1), ["spec.historyLimit: Invalid value: -1: must be greater than or equal to 0"]],
     ["a template without containers", (cls) => void (cls.spec.template.spec = { containers: [] }), ["spec.template.spec.containers: Required value: a pod needs at least one container"]],
     ["duplicate container names", (cls) => void cls.spec.template.spec?.containers.push({ name: "app", image: "x" }), ["spec.template.spec.containers[1].name: Duplicate value: \"app\""]],
     ["an invalid template label", (cls) => void (cls.spec.template.metadata = { labels: { app: "demo", "bad key!": "x" } }), [

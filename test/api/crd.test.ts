@@ -84,13 +84,16 @@ describe("generated CRDs", () => {
 
   it("carries PodDecoration's enums, defaults and minimums, and the KusionStack spec.weight", () => {
     const crd = definition("poddecorations");
-    expect(schemaAt(crd, "spec").required).toEqual(["selector"]);
-    expect(schemaAt(crd, "spec.historyLimit")).toMatchObject({ type: "integer", minimum: 1, default: 20 });
+    // KusionStack's selector is optional (an unset one selects no pod), its historyLimit 0 means 20.
+    expect(schemaAt(crd, "spec").required).toBeUndefined();
+    expect(schemaAt(crd, "spec.historyLimit")).toMatchObject({ type: "integer", minimum: 0, default: 20 });
     expect(schemaAt(crd, "spec.weight")).toMatchObject({ type: "integer" });
     expect(schemaAt(crd, "spec.injectStrategy.weight").default).toBeUndefined();
     expect(schemaAt(crd, "spec.updateStrategy.rollingUpdate.partition")).toMatchObject({ type: "integer", minimum: 0 });
     expect(schemaAt(crd, "spec.template.metadata.[].patchPolicy")).toMatchObject({ type: "string", enum: ["Retain", "Overwrite", "MergePatchJson"], default: "Retain" });
-    expect(schemaAt(crd, "spec.template.primaryContainers.[].targetPolicy")).toMatchObject({ enum: ["ByName", "All", "First", "Last"], default: "ByName" });
+    // No schema default: unset means ByName with a name and All without one (defaulting writes it).
+    expect(schemaAt(crd, "spec.template.primaryContainers.[].targetPolicy")).toMatchObject({ enum: ["ByName", "All", "First", "Last"] });
+    expect(schemaAt(crd, "spec.template.primaryContainers.[].targetPolicy").default).toBeUndefined();
     expect(schemaAt(crd, "spec.template.containers.[].injectPolicy")).toMatchObject({ enum: ["BeforePrimaryContainer", "AfterPrimaryContainer"], default: "BeforePrimaryContainer" });
     // Sidecars keep every Container field the schema does not declare (probes, securityContext…).
     expect(schemaAt(crd, "spec.template.containers.[]")["x-kubernetes-preserve-unknown-fields"]).toBe(true);

@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatFieldError } from "../../src/api/field-errors.ts";
-import { decorationGroup, decorationWeight, defaultPodDecoration, type PodDecoration, validatePodDecoration } from "../../src/api/poddecoration.ts";
+import { decorationGroup, decorationWeight, defaultPodDecoration, historyLimitOf, type PodDecoration, primaryTargetPolicy, validatePodDecoration } from "../../src/api/poddecoration.ts";
 
 const minimal = (): PodDecoration => ({
   apiVersion: "apps.kusionstack.io/v1alpha1",
@@ -45,8 +45,8 @@ describe("defaultPodDecoration", () => {
     const defaulted = defaultPodDecoration(frozen);
     expect(pd).toEqual(before);
     expect(defaulted).not.toBe(pd);
-    defaulted.spec.selector.matchLabels = {};
-    expect(pd.spec.selector.matchLabels).toEqual({ app: "web" });
+    defaulted.spec.selector!.matchLabels = {};
+    expect(pd.spec.selector!.matchLabels).toEqual({ app: "web" });
   });
 
   it("does not materialise injectStrategy.weight, so KusionStack's spec.weight keeps counting", () => {
@@ -109,10 +109,60 @@ describe("validatePodDecoration", () => {
 
   it("formats errors as Kind/name: field.path: reason", () => {
     const pd = minimal();
-    pd.spec.historyLimit = 0;
+    pd.spec.historyLimit = -1;
     expect(validatePodDecoration(pd).map((error) => formatFieldError("PodDecoration", pd.metadata.name, error))).toEqual([
-      "PodDecoration/sidecar: spec.historyLimit: Invalid value: 0: must be greater than or equal to 1",
+      "PodDecoration/sidecar: spec.historyLimit: Invalid value: -1: must be greater than or equal to 0",
     ]);
+  });
+});
+
+// KusionStack's PodDecoration webhooks (kuperator pkg/webhook/server/generic/poddecoration/):
+// what its manifests may leave out or combine, and what that means here (DESIGN §2).
+describe("KusionStack's defaults and shapes", () => {
+  it.each([
+    [undefined, 20],
+    [0, 20],
+    [1, 1],
+    [7, 7],
+  ] as const)("historyLimit %s keeps %d revisions, and defaulting writes it", (historyLimit, kept) => {
+    const pd = minimal();
+    if (historyLimit !== undefined) pd.spec.historyLimit = historyLimit;
+    expect(validatePodDecoration(pd)).toEqual([]);
+    expect(historyLimitOf(pd)).toBe(kept);
+    expect(defaultPodDecoration(pd).spec.historyLimit).toBe(kept);
+  });
+
+  it.each([
+    [{ name: "app" }, "ByName"],
+    [{}, "All"],
+    [{ name: "" }, "All"],
+    [{ name: "app", targetPolicy: "All" }, "All"],
+    [{ targetPolicy: "Last" }, "Last"],
+  ] as const)("a primaryContainers entry %j without a policy targets %s, and defaulting writes it", (patch, policy) => {
+    expect(primaryTargetPolicy(patch)).toBe(policy);
+    const pd = minimal();
+    pd.spec.template!.primaryContainers = [{ ...patch, image: "example.com/app:3" }];
+    expect(validatePodDecoration(pd)).toEqual([]);
+    expect(defaultPodDecoration(pd).spec.template?.primaryContainers?.[0]?.targetPolicy).toBe(policy);
+  });
+
+  it("still requires a name with an explicit ByName", () => {
+    const pd = minimal();
+    pd.spec.template!.primaryContainers = [{ targetPolicy: "ByName", image: "example.com/app:3" }];
+    expect(validatePodDecoration(pd)).toEqual([{ path: "spec.template.primaryContainers[0].name", reason: "Required value: required when targetPolicy is ByName" }]);
+  });
+
+  it("accepts a decoration without a selector (it selects no pod)", () => {
+    const pd = minimal();
+    delete pd.spec.selector;
+    expect(validatePodDecoration(pd)).toEqual([]);
+    expect(defaultPodDecoration(pd).spec.selector).toBeUndefined();
+  });
+
+  it("accepts partition together with a rolling-update selector", () => {
+    const pd = minimal();
+    pd.spec.updateStrategy = { rollingUpdate: { partition: 2, selector: { matchLabels: { canary: "true" } } } };
+    expect(validatePodDecoration(pd)).toEqual([]);
   });
 });
 

@@ -53,7 +53,7 @@ describe("pod-decorator render", () => {
     const result = await cli(["render", "--pod", fixture("invalid-partition", "pod.yaml"), "--decorations", fixture("invalid-partition", "decorations.yaml")]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
-    expect(result.stderr.split("\n")).toContain("PodDecoration/both: spec.updateStrategy.rollingUpdate: Forbidden: partition and selector are mutually exclusive");
+    expect(result.stderr.split("\n")).toContain("PodDecoration/negative: spec.updateStrategy.rollingUpdate.partition: Invalid value: -1: must be greater than or equal to 0");
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 

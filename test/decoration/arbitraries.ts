@@ -18,26 +18,29 @@ const TAINT_KEYS = ["a", "b", "example.com/dedicated"] as const;
 const labels = fc.dictionary(fc.constantFrom(...LABEL_KEYS), fc.constantFrom(...LABEL_VALUES), { maxKeys: 4 });
 const jsonObjectText = fc.dictionary(fc.constantFrom("a", "b", "nested"), fc.oneof(fc.integer(), fc.constant(null), fc.dictionary(fc.constantFrom("x", "y"), fc.integer(), { maxKeys: 2 })), { maxKeys: 3 })
   .map((value) => JSON.stringify(value));
+// A merge patch may be any JSON value (RFC 7386); objects, which merge, most often.
+const jsonText = fc.oneof({ arbitrary: jsonObjectText, weight: 3 }, { arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify(value)), weight: 1 });
 const annotationValue = fc.oneof(jsonObjectText, fc.constantFrom("plain text", "[1,2]", ""));
 
-const env: fc.Arbitrary<EnvVar[]> = fc.uniqueArray(
+// A name may repeat (Kubernetes allows it; the last definition takes effect).
+const env: fc.Arbitrary<EnvVar[]> = fc.array(
   fc.record({ name: fc.constantFrom(...ENV_NAMES), value: fc.constantFrom("1", "2", "/var/log") }),
-  { selector: (variable) => variable.name, maxLength: 3 },
+  { maxLength: 3 },
 );
 const volumeMounts: fc.Arbitrary<VolumeMount[]> = fc.uniqueArray(
   fc.record({ name: fc.constantFrom(...VOLUME_NAMES), mountPath: fc.constantFrom(...MOUNT_PATHS) }),
   { selector: (mount) => mount.mountPath, maxLength: 2 },
 );
 
-function container(name: string): fc.Arbitrary<Container> {
+function container(name: string, mounts: fc.Arbitrary<VolumeMount[]> = volumeMounts): fc.Arbitrary<Container> {
   return fc.record(
-    { name: fc.constant(name), image: fc.constantFrom("registry.k8s.io/pause:3.10", "example.com/app:2"), env, volumeMounts },
+    { name: fc.constant(name), image: fc.constantFrom("registry.k8s.io/pause:3.10", "example.com/app:2"), env, volumeMounts: mounts },
     { requiredKeys: ["name", "image"] },
   );
 }
 
-function containers(names: readonly string[]): fc.Arbitrary<Container[]> {
-  return names.length === 0 ? fc.constant([]) : fc.tuple(...names.map(container));
+function containers(names: readonly string[], mounts?: fc.Arbitrary<VolumeMount[]>): fc.Arbitrary<Container[]> {
+  return names.length === 0 ? fc.constant([]) : fc.tuple(...names.map((name) => container(name, mounts)));
 }
 
 const volumes: fc.Arbitrary<Volume[]> = fc.uniqueArray(
@@ -47,6 +50,12 @@ const volumes: fc.Arbitrary<Volume[]> = fc.uniqueArray(
   ),
   { selector: (volume) => volume.name, maxLength: 2 },
 );
+
+/** Mounts of the given volumes only: what a valid pod has. */
+function mountsOf(volumeList: readonly Volume[]): fc.Arbitrary<VolumeMount[]> {
+  if (volumeList.length === 0) return fc.constant([]);
+  return fc.uniqueArray(fc.record({ name: fc.constantFrom(...volumeList.map((volume) => volume.name)), mountPath: fc.constantFrom(...MOUNT_PATHS) }), { selector: (mount) => mount.mountPath, maxLength: 2 });
+}
 
 const toleration: fc.Arbitrary<Toleration> = fc.oneof(
   fc.record({ key: fc.constantFrom(...TAINT_KEYS), operator: fc.constant("Exists" as const), effect: fc.constantFrom("NoSchedule" as const, "NoExecute" as const) }),
@@ -68,11 +77,11 @@ const affinity = fc.record(
   { requiredKeys: [] },
 );
 
-/** A pod with unique container names across init and regular containers. */
+/** A valid pod: container names unique across init and regular containers, mounts of its own volumes. */
 export const pod: fc.Arbitrary<Pod> = fc
   .uniqueArray(fc.constantFrom(...CONTAINER_NAMES), { minLength: 1, maxLength: 5 })
-  .chain((names) => fc.tuple(fc.constant(names), fc.integer({ min: 0, max: names.length - 1 })))
-  .chain(([names, initCount]) =>
+  .chain((names) => fc.tuple(fc.constant(names), fc.integer({ min: 0, max: names.length - 1 }), volumes))
+  .chain(([names, initCount, podVolumes]) =>
     fc.record(
       {
         apiVersion: fc.constant("v1"),
@@ -83,23 +92,23 @@ export const pod: fc.Arbitrary<Pod> = fc
         ),
         spec: fc.record(
           {
-            initContainers: containers(names.slice(0, initCount)),
-            containers: containers(names.slice(initCount)),
-            volumes,
+            initContainers: containers(names.slice(0, initCount), mountsOf(podVolumes)),
+            containers: containers(names.slice(initCount), mountsOf(podVolumes)),
+            volumes: fc.constant(podVolumes),
             affinity,
             tolerations: fc.array(toleration, { maxLength: 3 }),
             runtimeClassName: fc.constantFrom("runc", "gvisor"),
           },
-          { requiredKeys: ["containers"] },
+          { requiredKeys: ["containers", "volumes"] },
         ),
       },
       { requiredKeys: ["apiVersion", "kind", "metadata", "spec"] },
     ),
   )
   .map((generated) => {
-    // An empty initContainers list is not what a real pod has; drop it like the API server would.
-    if (generated.spec.initContainers?.length === 0) delete generated.spec.initContainers;
-    return generated;
+    // Empty lists are not what a real pod has; drop them like the API server would.
+    const { initContainers, volumes: podVolumes, ...spec } = generated.spec;
+    return { ...generated, spec: { ...spec, ...(initContainers?.length ? { initContainers } : {}), ...(podVolumes.length > 0 ? { volumes: podVolumes } : {}) } };
   });
 
 // Mostly selectors that match the generated pods, so that most runs render something.
@@ -125,7 +134,7 @@ const metadataPatch: fc.Arbitrary<MetadataPatch> = fc.oneof(
     { patchPolicy: fc.constantFrom("Retain" as const, "Overwrite" as const), labels, annotations: fc.dictionary(fc.constantFrom("example.com/config", "note", "other"), fc.string({ maxLength: 5 }), { maxKeys: 2 }) },
     { requiredKeys: [] },
   ),
-  fc.record({ patchPolicy: fc.constant("MergePatchJson" as const), annotations: fc.dictionary(fc.constantFrom("example.com/config", "note"), jsonObjectText, { maxKeys: 2 }) }),
+  fc.record({ patchPolicy: fc.constant("MergePatchJson" as const), annotations: fc.dictionary(fc.constantFrom("example.com/config", "note"), jsonText, { maxKeys: 2 }) }),
 );
 
 const primaryContainerPatch: fc.Arbitrary<PrimaryContainerPatch> = fc.oneof(

@@ -30,8 +30,8 @@ describe("PodDecoration admission", () => {
   });
 
   it.each([
-    [{ ...validSpec, historyLimit: 0 }, "PodDecoration/logging: spec.historyLimit: Invalid value: 0: must be greater than or equal to 1"],
-    [{ ...validSpec, updateStrategy: { rollingUpdate: { partition: 1, selector: { matchLabels: { canary: "true" } } } } }, "PodDecoration/logging: spec.updateStrategy.rollingUpdate: "],
+    [{ ...validSpec, historyLimit: -1 }, "PodDecoration/logging: spec.historyLimit: Invalid value: -1: must be greater than or equal to 0"],
+    [{ ...validSpec, updateStrategy: { rollingUpdate: { partition: 1, selector: { matchLabels: { "canary!": "true" } } } } }, "PodDecoration/logging: spec.updateStrategy.rollingUpdate.selector.matchLabels: "],
   ])("refuses an invalid decoration with its field path and reason (%#)", (spec, message) => {
     const decision = validatePodDecorations(pdRequest(spec));
     expect(decision.result).toBe("rejected");

@@ -16,6 +16,8 @@ export interface Slot {
   ready: boolean;
   /** Decoration name → revision the slot's pod records now (empty for a new pod). */
   current: ReadonlyMap<string, string>;
+  /** A pod to create (the new-pod policy decides where it stands in a partition). */
+  isNew?: boolean;
 }
 
 export interface DecorationTargetsInput<P extends PodLike> {
@@ -50,8 +52,8 @@ export function decorationTargets<P extends PodLike>(input: DecorationTargetsInp
       if (!isMatchedPod(decoration, pod)) continue;
       rolloutPods.push({ name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isPodReady(pod), current: input.recorded(pod)?.get(name) });
     }
-    for (const slot of slots) rolloutPods.push({ name: slot.name, labels: slot.labels, ready: slot.ready, current: slot.current.get(name) });
-    const plan = planRollout(decoration, updated, rolloutPods);
+    for (const slot of slots) rolloutPods.push({ name: slot.name, labels: slot.labels, ready: slot.ready, current: slot.current.get(name), isNew: slot.isNew === true });
+    const plan = planRollout(decoration, updated, rolloutPods, decoration.status?.currentRevision);
     for (const slot of slots) {
       const target = plan.get(slot.name);
       if (target !== undefined) candidates.get(slot.name)?.push({ decoration, revision: target });

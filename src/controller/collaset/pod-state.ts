@@ -35,6 +35,11 @@ export function isReady(pod: Pod): boolean {
   return isPodReady(pod);
 }
 
+/** Bound to a node: condition PodScheduled=True (what KusionStack counts as scheduled). */
+export function isScheduled(pod: Pod): boolean {
+  return pod.status?.conditions?.some((condition) => condition.type === "PodScheduled" && condition.status === "True") ?? false;
+}
+
 /** Ready, not terminating, and every container reported runs the image its spec names. */
 export function isAvailable(pod: Pod): boolean {
   return !isTerminating(pod) && isReady(pod) && runsSpecImages(pod);

@@ -29,7 +29,10 @@ export function sameRevisions(a: PodRevisions, b: PodRevisions): boolean {
   return true;
 }
 
-/** The slot's pod (to create, or to compare with), or undefined when a revision is not known. */
+/**
+ * The slot's pod (to create, or to compare with), or undefined when a revision is not known.
+ * Throws a DecorationError when a decoration cannot be rendered into it (see renderPod).
+ */
 export function slotPod(cls: CollaSet, instanceId: number, revisions: PodRevisions, sources: RevisionSources): Pod | undefined {
   const template = sources.template(revisions.template);
   if (template === undefined) return undefined;

@@ -3,7 +3,7 @@
 import type { CollaSet, CollaSetStatus } from "../../api/collaset.ts";
 import type { Pod } from "../../kube/objects.ts";
 import { withTransition, type ConditionWithoutTime } from "../conditions.ts";
-import { isAvailable, isReady, isTerminating, templateRevisionOf } from "./pod-state.ts";
+import { isAvailable, isReady, isScheduled, isTerminating, runsSpecImages, templateRevisionOf } from "./pod-state.ts";
 
 export interface CollaSetStatusInput {
   collaSet: CollaSet;
@@ -29,6 +29,11 @@ export function desiredCollaSetStatus(input: CollaSetStatusInput): CollaSetStatu
     updatedReplicas: updated.length,
     updatedReadyReplicas: updated.filter(isReady).length,
     updatedAvailableReplicas: updated.filter(isAvailable).length,
+    // The counts KusionStack reports that these pods tell truthfully (no PodOpsLifecycle here:
+    // "operating" is an update in place the kubelet has not finished).
+    scheduledReplicas: live.filter(isScheduled).length,
+    operatingReplicas: live.filter((pod) => !runsSpecImages(pod)).length,
+    terminatingReplicas: input.pods.length - live.length,
   };
   const previousCurrent = collaSet.status?.currentRevision;
   const allUpdated = counts.updatedReplicas === live.length && live.length === replicas;

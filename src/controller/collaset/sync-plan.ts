@@ -5,6 +5,7 @@
 import { recreatesAlways, type CollaSet } from "../../api/collaset.ts";
 import type { Pod } from "../../api/pod.ts";
 import type { Pod as LivePod } from "../../kube/objects.ts";
+import { DecorationError } from "../../decoration/decoration-error.ts";
 import { podRevisions } from "../../decoration/recording.ts";
 import { partitionTargets } from "../../decoration/rollout.ts";
 import type { JsonPatchOperation } from "../../kube/patch.ts";
@@ -114,7 +115,7 @@ export function planSync(input: SyncInput): SyncPlan {
   }
   if (!paused) {
     for (const id of freeIds(occupied, replicas - slots.length)) {
-      slots.push({ instanceId: id, pod: undefined, kind: "new", slot: { name: `new pod ${id}`, labels: { ...templateLabels, [INSTANCE_ID_LABEL]: String(id) }, ready: false, current: new Map() } });
+      slots.push({ instanceId: id, pod: undefined, kind: "new", slot: { name: `new pod ${id}`, labels: { ...templateLabels, [INSTANCE_ID_LABEL]: String(id) }, ready: false, current: new Map(), isNew: true } });
     }
   }
 
@@ -132,7 +133,8 @@ export function planSync(input: SyncInput): SyncPlan {
 
   for (const planned of slots.filter((item) => item.kind !== "live")) {
     const revisions = desired(planned);
-    const pod = slotPod(collaSet, planned.instanceId, revisions, input.sources);
+    const pod = renderSlot(collaSet, planned.instanceId, revisions, input.sources, blocked, `instance ${planned.instanceId}`);
+    if (pod === null) continue;
     if (pod === undefined) waiting.push(`instance ${planned.instanceId}: ${missingRevision(revisions)}`);
     else actions.push({ kind: "create", instanceId: planned.instanceId, pod, ...(planned.pod === undefined ? {} : { replacing: planned.pod }) });
   }
@@ -150,12 +152,15 @@ export function planSync(input: SyncInput): SyncPlan {
     const target = desired(planned);
     const current: PodRevisions = { template: templateRevisionOf(pod) ?? "", decorations: planned.slot.current };
     if (sameRevisions(current, target)) continue;
-    const to = slotPod(collaSet, planned.instanceId, target, input.sources);
+    const to = renderSlot(collaSet, planned.instanceId, target, input.sources, blocked, `pod ${pod.metadata?.name ?? ""}`);
+    if (to === null) continue;
     if (to === undefined) {
       waiting.push(`pod ${pod.metadata?.name ?? ""}: ${missingRevision(target)}`);
       continue;
     }
-    const update = podUpdate(pod, slotPod(collaSet, planned.instanceId, current, input.sources), to);
+    // What the pod records, rendered for comparison; unrenderable reads like a revision no longer stored.
+    const from = renderSlot(collaSet, planned.instanceId, current, input.sources, [], "") ?? undefined;
+    const update = podUpdate(pod, from, to);
     if (update.kind === "recreate" && policy === "InPlaceOnly") {
       blocked.push(`pod ${pod.metadata?.name ?? ""}: podUpgradePolicy is InPlaceOnly, but ${update.reason}`);
       continue;
@@ -168,6 +173,21 @@ export function planSync(input: SyncInput): SyncPlan {
     else actions.push({ kind: "recreate", pod, replacement: to, reason: update.kind === "recreate" ? update.reason : `podUpgradePolicy is ${policy}` });
   }
   return { actions, blocked, waiting };
+}
+
+/**
+ * The slot's pod; undefined while a revision it is made of is not stored yet; null when a
+ * decoration cannot be rendered into it (the reason goes to `blocked`: the pod is neither
+ * created nor updated to something the API server would refuse).
+ */
+function renderSlot(collaSet: CollaSet, instanceId: number, revisions: PodRevisions, sources: RevisionSources, blocked: string[], what: string): Pod | undefined | null {
+  try {
+    return slotPod(collaSet, instanceId, revisions, sources);
+  } catch (error) {
+    if (!(error instanceof DecorationError)) throw error;
+    blocked.push(`${what}: ${error.message}`);
+    return null;
+  }
 }
 
 /** An integer, or a percentage of replicas rounded down; at least 1 so an update can progress. */

@@ -5,7 +5,7 @@
 import type { Logger } from "pino";
 import { formatFieldErrors } from "../../api/field-errors.ts";
 import type { Condition } from "../../api/kubernetes.ts";
-import { DEFAULT_HISTORY_LIMIT, validatePodDecoration, type PodDecoration, type PodDecorationStatus } from "../../api/poddecoration.ts";
+import { historyLimitOf, validatePodDecoration, type PodDecoration, type PodDecorationStatus } from "../../api/poddecoration.ts";
 import { isNotFound } from "../../kube/errors.ts";
 import { splitKey, type ControllerRevision, type KubeObject, type Pod } from "../../kube/objects.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
@@ -162,7 +162,7 @@ export class PodDecorationReconciler {
       const revision = recordedRevisions(pod)?.get(name);
       if (revision !== undefined) inUse.add(revision);
     }
-    await this.#revisions.prune(decoration.metadata.namespace ?? "", history, status.updatedRevision, decoration.spec.historyLimit ?? DEFAULT_HISTORY_LIMIT, inUse);
+    await this.#revisions.prune(decoration.metadata.namespace ?? "", history, status.updatedRevision, historyLimitOf(decoration), inUse);
   }
 }
 

@@ -1,9 +1,10 @@
 // Steps 2–4 of rendering a decoration: init containers, patches to the pod's primary
 // containers, and sidecars.
 import type { Container, EnvVar, PodSpec, VolumeMount } from "../../api/kubernetes.ts";
-import type { ContainerPatch, PrimaryContainerPatch } from "../../api/poddecoration.ts";
+import { type ContainerPatch, type PrimaryContainerPatch, primaryTargetPolicy } from "../../api/poddecoration.ts";
 import type { Warn } from "./warn.ts";
 import { cloneJson } from "../../api/json.ts";
+import { isPresent } from "./present.ts";
 
 /** Appends init containers; a name already used by any container in the pod keeps the pod's. */
 export function renderInitContainers(spec: PodSpec, initContainers: readonly Container[], warn: Warn): void {
@@ -22,9 +23,9 @@ export function renderInitContainers(spec: PodSpec, initContainers: readonly Con
  */
 export function renderPrimaryContainers(spec: PodSpec, patches: readonly PrimaryContainerPatch[], primaryNames: ReadonlySet<string>, warn: Warn): void {
   patches.forEach((patch, index) => {
-    const primaries = spec.containers.filter((container) => primaryNames.has(container.name));
+    const primaries = spec.containers.filter((container) => isPresent(container) && primaryNames.has(container.name));
     let targets: Container[];
-    switch (patch.targetPolicy ?? "ByName") {
+    switch (primaryTargetPolicy(patch)) {
       case "ByName":
         targets = primaries.filter((container) => container.name === patch.name);
         if (targets.length === 0) warn(`template.primaryContainers[${index}]`, `the pod has no primary container named ${patch.name ?? "(no name given)"}`);
@@ -51,12 +52,16 @@ function patchContainer(container: Container, patch: PrimaryContainerPatch): voi
   }
 }
 
-/** Existing entries with a key the patch has are replaced in place; new keys are appended. */
+/**
+ * An existing entry with a key the patch has is replaced in place, new keys are appended. Where
+ * the list repeats a key the last entry is replaced: for env that is the definition that takes
+ * effect (Kubernetes uses the last), so the decoration's value is the one the container sees.
+ */
 export function mergeByKey<T>(existing: readonly T[], additions: readonly T[], keyOf: (item: T) => string): T[] {
   const result = [...existing];
   const positions = new Map<string, number>();
   result.forEach((item, index) => {
-    if (!positions.has(keyOf(item))) positions.set(keyOf(item), index);
+    if (isPresent(item)) positions.set(keyOf(item), index);
   });
   for (const addition of additions) {
     const key = keyOf(addition);
@@ -79,21 +84,21 @@ export function mergeByKey<T>(existing: readonly T[], additions: readonly T[], k
 export function renderSidecars(spec: PodSpec, sidecars: readonly ContainerPatch[], primaryNames: ReadonlySet<string>, warn: Warn): void {
   sidecars.forEach((patch, index) => {
     const { injectPolicy, ...container } = cloneJson(patch);
-    const existing = spec.containers.findIndex((candidate) => candidate.name === container.name);
+    const existing = spec.containers.findIndex((candidate) => isPresent(candidate) && candidate.name === container.name);
     if (existing >= 0) {
       spec.containers[existing] = container;
       return;
     }
-    if ((spec.initContainers ?? []).some((candidate) => candidate.name === container.name)) {
+    if ((spec.initContainers ?? []).some((candidate) => isPresent(candidate) && candidate.name === container.name)) {
       warn(`template.containers[${index}]`, `the pod has an init container named ${container.name}; the sidecar is not added`);
       return;
     }
-    const firstPrimary = spec.containers.findIndex((candidate) => primaryNames.has(candidate.name));
+    const firstPrimary = spec.containers.findIndex((candidate) => isPresent(candidate) && primaryNames.has(candidate.name));
     if ((injectPolicy ?? "BeforePrimaryContainer") === "BeforePrimaryContainer" && firstPrimary >= 0) spec.containers.splice(firstPrimary, 0, container);
     else spec.containers.push(container);
   });
 }
 
 function containerNameTaken(spec: PodSpec, name: string): boolean {
-  return spec.containers.some((container) => container.name === name) || (spec.initContainers ?? []).some((container) => container.name === name);
+  return [...spec.containers, ...(spec.initContainers ?? [])].some((container) => isPresent(container) && container.name === name);
 }

@@ -1,7 +1,7 @@
 // Step 1 of rendering a decoration: labels and annotations, per patch policy.
 import type { ObjectMeta } from "../../api/kubernetes.ts";
 import type { MetadataPatch } from "../../api/poddecoration.ts";
-import { applyMergePatch, isJsonObject } from "../merge-patch.ts";
+import { applyMergePatch } from "../merge-patch.ts";
 import type { Warn } from "./warn.ts";
 
 /** Renders the template's metadata patches into `metadata` (a copy the renderer owns). */
@@ -23,17 +23,21 @@ export function renderMetadata(metadata: ObjectMeta, patches: readonly MetadataP
     const target = (metadata.annotations ??= {});
     for (const [key, value] of annotations) {
       const current = target[key];
-      if (current === undefined) {
+      // Absent or empty: nothing to merge into, the value is written as given (as KusionStack does).
+      if (current === undefined || current === "") {
         target[key] = value;
         continue;
       }
-      const before = parseJson(current);
       const patchValue = parseJson(value);
-      if (!isJsonObject(before) || !isJsonObject(patchValue)) {
-        warn(`${path}.annotations[${key}]`, `${isJsonObject(patchValue) ? "the pod's value" : "the decoration's value"} is not a JSON object; the pod's value is kept`);
+      if (patchValue === NOT_JSON) {
+        // Only a spec stored while no validating webhook ran can get here.
+        warn(`${path}.annotations[${key}]`, "the decoration's value is not JSON; the pod's value is kept");
         continue;
       }
-      target[key] = JSON.stringify(applyMergePatch(before, patchValue));
+      const before = parseJson(current);
+      // RFC 7386: a target that is not an object is replaced; one that is not JSON at all, too, said aloud.
+      if (before === NOT_JSON) warn(`${path}.annotations[${key}]`, "the pod's value is not JSON; it is replaced");
+      target[key] = JSON.stringify(applyMergePatch(before === NOT_JSON ? undefined : before, patchValue));
     }
   });
 }
@@ -44,10 +48,12 @@ function setEntries(map: Record<string, string> | undefined, entries: readonly [
   return result;
 }
 
+const NOT_JSON = Symbol("not JSON");
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    return undefined;
+    return NOT_JSON;
   }
 }

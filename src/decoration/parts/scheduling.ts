@@ -2,6 +2,7 @@
 import type { NodeSelectorRequirement, NodeSelectorTerm, PodSpec, Toleration } from "../../api/kubernetes.ts";
 import type { PodDecorationTemplate } from "../../api/poddecoration.ts";
 import { cloneJson } from "../../api/json.ts";
+import { isPresent } from "./present.ts";
 
 type DecorationAffinity = NonNullable<PodDecorationTemplate["affinity"]>;
 
@@ -27,6 +28,8 @@ export function renderAffinity(spec: PodSpec, affinity: DecorationAffinity): voi
 }
 
 function andTerms(podTerm: NodeSelectorTerm, term: NodeSelectorTerm): NodeSelectorTerm {
+  // A null term decodes to the empty term, which matches no node: ANDed, it still matches none.
+  if (!isPresent(podTerm)) return podTerm;
   const podExpressions = podTerm.matchExpressions ?? [];
   const podFields = podTerm.matchFields ?? [];
   // An empty term matches no node; ANDed with anything it still must match none.
@@ -52,34 +55,26 @@ function uniqueRequirements(requirements: readonly NodeSelectorRequirement[]): N
 }
 
 /**
- * Tolerations keyed by `key`: the decoration's tolerations for a key take the place of the
- * pod's tolerations for that key (at the first of them); other pod tolerations keep their
- * order; keys the pod lacks are appended. A key may carry several tolerations (one per
- * effect), so the unit replaced is the key's group, not a single entry.
+ * Tolerations are additive: the pod's stay as they are, in order (a decoration never drops
+ * one, whatever its key), and the decoration's are appended unless an identical one is there.
  */
 export function renderTolerations(spec: PodSpec, tolerations: readonly Toleration[]): void {
   if (tolerations.length === 0) return;
-  const byKey = new Map<string, Toleration[]>();
+  const result = [...(spec.tolerations ?? [])];
+  const present = new Set(result.filter(isPresent).map(tolerationIdentity));
   for (const toleration of tolerations) {
-    const key = toleration.key ?? "";
-    const group = byKey.get(key);
-    if (group === undefined) byKey.set(key, [cloneJson(toleration)]);
-    else group.push(cloneJson(toleration));
+    const identity = tolerationIdentity(toleration);
+    if (present.has(identity)) continue;
+    present.add(identity);
+    result.push(cloneJson(toleration));
   }
-  const result: Toleration[] = [];
-  const placed = new Set<string>();
-  for (const toleration of spec.tolerations ?? []) {
-    const key = toleration.key ?? "";
-    const replacement = byKey.get(key);
-    if (replacement === undefined) {
-      result.push(toleration);
-    } else if (!placed.has(key)) {
-      result.push(...replacement);
-      placed.add(key);
-    }
-  }
-  for (const [key, group] of byKey) if (!placed.has(key)) result.push(...group);
   spec.tolerations = result;
+}
+
+/** What a toleration tolerates, with the spellings Kubernetes reads alike ("" and Equal, absent and "") made one. */
+function tolerationIdentity(toleration: Toleration): string {
+  const operator = toleration.operator === undefined || toleration.operator === "" ? "Equal" : toleration.operator;
+  return JSON.stringify([toleration.key ?? "", operator, toleration.value ?? "", toleration.effect ?? "", toleration.tolerationSeconds ?? null]);
 }
 
 export function renderRuntimeClass(spec: PodSpec, runtimeClassName: string | undefined): void {

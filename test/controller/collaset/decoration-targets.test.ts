@@ -42,6 +42,17 @@ describe("decorationTargets", () => {
     expect(targets([{ ...pd, spec: { ...pd.spec, updateStrategy: { rollingUpdate: { partition: 2 } } } }], slots, { logging: "l2" }, [bare])).toEqual({ "web-a": { logging: "l2" }, "web-b": {}, "web-c": {} });
   });
 
+  it("places new pods by the new-pod policy, and gives held-back ones the current revision", () => {
+    // Two live pods on l1, two to create; partition 2: two of the four move.
+    const planned = [slot("web-a", 0, { logging: "l1" }), slot("web-b", 1, { logging: "l1" }), { ...slot("new pod 2", 2, {}, false), isNew: true }, { ...slot("new pod 3", 3, {}, false), isNew: true }];
+    const pd = (newPodRevision?: "Updated" | "Current") => ({
+      ...podDecoration("logging", { updateStrategy: { rollingUpdate: { partition: 2 }, ...(newPodRevision === undefined ? {} : { newPodRevision }) } }),
+      status: { currentRevision: "l1" },
+    });
+    expect(targets([pd()], planned, { logging: "l2" })).toEqual({ "web-a": { logging: "l1" }, "web-b": { logging: "l1" }, "new pod 2": { logging: "l2" }, "new pod 3": { logging: "l2" } });
+    expect(targets([pd("Current")], planned, { logging: "l2" })).toEqual({ "web-a": { logging: "l2" }, "web-b": { logging: "l2" }, "new pod 2": { logging: "l1" }, "new pod 3": { logging: "l1" } });
+  });
+
   it("keeps what pods have when a decoration's updated revision cannot be resolved", () => {
     const current = [slot("web-a", 0, { logging: "l1" }), slot("web-b", 1)];
     expect(targets([podDecoration("logging")], current, { logging: undefined })).toEqual({ "web-a": { logging: "l1" }, "web-b": {} });

@@ -201,3 +201,37 @@ describe("planSync: KusionStack's policy names", () => {
     }
   });
 });
+
+describe("planSync: a decoration that cannot be rendered into the slot", () => {
+  // Its mount names a volume the CollaSet's template does not provide.
+  const needsVolume = sidecarRevision("certs", "c1", "envoy:1", {
+    template: { containers: [{ name: "certs-sidecar", image: "envoy:1", volumeMounts: [{ name: "tls", mountPath: "/etc/tls" }] }] },
+  });
+  const withCerts = sources({ "web-r1": template("nginx:1.27") }, [needsVolume]);
+
+  it("creates no pod the API server would refuse: the slot is reported blocked", () => {
+    const result = planSync({
+      collaSet: collaSet({ replicas: 1 }),
+      updatedRevision: "web-r1",
+      currentRevision: undefined,
+      pods: [],
+      sources: withCerts,
+      decorationTargets: (slots) => new Map(slots.map((slot) => [slot.name, new Map([["certs", "c1"]])])),
+    });
+    expect(result.actions).toEqual([]);
+    expect(result.blocked).toEqual([expect.stringMatching(/^instance 0: PodDecoration shop\/certs: rendering revision c1 into this pod would make a pod the API server refuses: .*volume "tls"/)]);
+  });
+
+  it("updates no live pod to it either", () => {
+    const result = planSync({
+      collaSet: collaSet({ replicas: 1 }),
+      updatedRevision: "web-r1",
+      currentRevision: "web-r1",
+      pods: [pod("a", { id: 0, template: "web-r1" })],
+      sources: withCerts,
+      decorationTargets: (slots) => new Map(slots.map((slot) => [slot.name, new Map([["certs", "c1"]])])),
+    });
+    expect(result.actions).toEqual([]);
+    expect(result.blocked).toEqual([expect.stringMatching(/^pod a: PodDecoration shop\/certs: .*volume "tls"/)]);
+  });
+});

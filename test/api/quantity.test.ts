@@ -1,0 +1,39 @@
+// Resource quantities as Kubernetes parses them, compared exactly.
+import { describe, expect, it } from "vitest";
+import { compareQuantities, isNegative, isWholeNumber, parseQuantity } from "../../src/api/quantity.ts";
+
+const q = (text: string | number) => {
+  const parsed = parseQuantity(text);
+  if (parsed === undefined) throw new Error(`${text} is not a quantity`);
+  return parsed;
+};
+
+describe("parseQuantity", () => {
+  it.each(["1", "0", "100m", "0.5", ".5", "1.", "+1", "-1", "64Mi", "1Gi", "2Ki", "1k", "1M", "1e3", "1E-2", "1.5Gi", 0.25, 2])("reads %s", (text) => {
+    expect(parseQuantity(text)).toBeDefined();
+  });
+
+  it.each(["", "abc", "1.2.3", "1Kb", "Mi", "1 Gi", "1e", "--1", "1mi", "1e1000", null, true, {}])("refuses %s", (text) => {
+    expect(parseQuantity(text)).toBeUndefined();
+  });
+
+  it.each([
+    ["0.1", "100m", 0],
+    ["1", "1000m", 0],
+    ["1Gi", "1073741824", 0],
+    ["1G", "1Gi", -1],
+    ["1e3", "1k", 0],
+    ["1.5", "1501m", -1],
+    ["2", "1999m", 1],
+  ] as const)("compares %s with %s as %d", (a, b, order) => {
+    expect(compareQuantities(q(a), q(b))).toBe(order);
+  });
+
+  it("tells negative and whole values", () => {
+    expect(isNegative(q("-1m"))).toBe(true);
+    expect(isNegative(q("0"))).toBe(false);
+    expect(isWholeNumber(q("2000m"))).toBe(true);
+    expect(isWholeNumber(q("1.5"))).toBe(false);
+    expect(isWholeNumber(q("1Ki"))).toBe(true);
+  });
+});
