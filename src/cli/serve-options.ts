@@ -20,6 +20,11 @@ export interface ServeOptions {
   leaderElectionId: string;
   /** What a pod gets when a decoration cannot be rendered: refused, or admitted undecorated with a warning. */
   onDecorationError: "reject" | "admit";
+  /**
+   * The usernames whose pod bookkeeping (revisions annotation, decoration labels) counts: the
+   * controller's own identity. Empty: asked from the API server (SelfSubjectReview) at start.
+   */
+  controllerUsernames: string[];
   logLevel: string;
 }
 
@@ -41,6 +46,7 @@ const flags = {
   "leader-elect": { type: "boolean" },
   "leader-election-id": { type: "string" },
   "on-decoration-error": { type: "string" },
+  "controller-username": { type: "string" },
   "log-level": { type: "string" },
 } as const;
 
@@ -64,6 +70,8 @@ export const serveUsage = `usage: pod-decorator serve [flags]
   --leader-elect               run controllers only while holding the Lease
   --leader-election-id NAME    the Lease name (default pod-decorator)
   --on-decoration-error reject|admit  refuse a pod whose decoration fails, or admit it undecorated (default reject)
+  --controller-username LIST   comma-separated usernames whose revisions annotation on a new pod counts
+                               (default: this process's own, asked from the API server)
   --log-level LEVEL            pino level (default info)
 
 Every flag can also be set as POD_DECORATOR_<FLAG> in the environment.`;
@@ -134,6 +142,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     leaderElect: bool("leader-elect"),
     leaderElectionId: value("leader-election-id") ?? "pod-decorator",
     onDecorationError: oneOf("on-decoration-error", ["reject", "admit"], "reject"),
+    controllerUsernames: (value("controller-username") ?? "").split(",").map((name) => name.trim()).filter((name) => name !== ""),
     logLevel: value("log-level") ?? "info",
   };
 }

@@ -6,7 +6,7 @@ import { once } from "node:events";
 import { hostname } from "node:os";
 import { readFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { AdmissionregistrationV1Api } from "@kubernetes/client-node";
+import { AdmissionregistrationV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { collaSetController } from "../controller/collaset/controller.ts";
@@ -22,6 +22,7 @@ import { kubeLeaseLock } from "../controller/runtime/lease-lock.ts";
 import { RuntimeMetrics } from "../controller/runtime/metrics.ts";
 import { SharedInformers } from "../controller/runtime/shared-informers.ts";
 import { stripManagedFields } from "../controller/runtime/strip-managed-fields.ts";
+import { whoAmI } from "../kube/access-review.ts";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import { loadKubeConfig } from "../kube/kubeconfig.ts";
 import type { ControllerRevision, Pod } from "../kube/objects.ts";
@@ -32,6 +33,7 @@ import { admissionHandlers } from "../webhook/admission-handlers.ts";
 import { cachedDecorationSource } from "../webhook/decoration-source.ts";
 import { createMetricsServer } from "../webhook/metrics-server.ts";
 import { createWebhookMetrics } from "../webhook/metrics.ts";
+import { trustUsernames } from "../webhook/requester-trust.ts";
 import { createWebhookServer } from "../webhook/server.ts";
 import { createWebhookCertificateAuthority, fileCertificates, selfSignedCertificates, type ServingCertificates } from "../webhook/serving-certificates.ts";
 import { sharedCertificateAuthority } from "../webhook/shared-ca.ts";
@@ -66,13 +68,19 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
   const revisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: POD_DECORATION_NAME_LABEL });
 
   const certificates = await servingCertificates(options, client, logger, signal);
+  const controllerUsernames = await controllerIdentity(options, config, logger, signal);
   let synced = false;
   const app = await createWebhookServer({
     logger,
     metrics: createWebhookMetrics(registry),
     certificates,
     readiness: () => (synced ? { ready: true } : { ready: false, reason: "informer caches have not synced" }),
-    handlers: admissionHandlers({ source: cachedDecorationSource(decorations.cache, revisions.cache), onDecorationError: options.onDecorationError }),
+    handlers: admissionHandlers({
+      source: cachedDecorationSource(decorations.cache, revisions.cache),
+      onDecorationError: options.onDecorationError,
+      trustRequester: trustUsernames(controllerUsernames),
+      onInternalError: (error) => logger.error({ err: error, webhook: "mutate-pods" }, "decorating a pod failed; it was admitted undecorated"),
+    }),
   });
 
   informers.start(signal);
@@ -207,6 +215,18 @@ async function untilDone<T>(signal: AbortSignal, logger: Logger, what: string, a
       await realClock.sleep(waitMs, signal);
     }
   }
+}
+
+/**
+ * Whose revisions annotation on a new pod counts: this process's own identity (its CollaSet
+ * controller creates pods already rendered), unless given.
+ */
+async function controllerIdentity(options: ServeOptions, config: KubeConfig, logger: Logger, signal: AbortSignal): Promise<string[]> {
+  if (options.controllerUsernames.length > 0) return options.controllerUsernames;
+  const username = await untilDone(signal, logger, "asking the API server for this process's identity (SelfSubjectReview)", () => whoAmI(config));
+  if (username === undefined) throw new Error("stopped before this process's identity was known");
+  logger.info({ username }, "pod bookkeeping counts when the pod is created by this identity");
+  return [username];
 }
 
 async function servingCertificates(options: ServeOptions, client: KubeClient, logger: Logger, signal: AbortSignal): Promise<ServingCertificates> {

@@ -7,6 +7,7 @@ import { Registry } from "prom-client";
 import { allow } from "../../src/webhook/admission-review.ts";
 import { createWebhookMetrics } from "../../src/webhook/metrics.ts";
 import { podMutation } from "../../src/webhook/pod-mutation.ts";
+import { trustNobody } from "../../src/webhook/requester-trust.ts";
 import { createWebhookServer, type AdmissionHandler } from "../../src/webhook/server.ts";
 import { selfSignedCertificates } from "../../src/webhook/serving-certificates.ts";
 import { typicalDecorations } from "./typical-workload.ts";
@@ -19,7 +20,7 @@ if (mode !== "decorate" && mode !== "bare") {
 
 const decorations = Object.freeze(typicalDecorations().map((pd) => Object.freeze(pd)));
 const handler: AdmissionHandler = mode === "decorate"
-  ? podMutation({ source: { decorations: () => decorations, revisionData: () => undefined }, onDecorationError: "reject" })
+  ? podMutation({ source: { decorations: () => decorations, revisionData: () => undefined }, onDecorationError: "reject", trustRequester: trustNobody })
   : (request) => ({ response: allow(request.uid), result: "allowed" });
 
 const certificates = await selfSignedCertificates({ hosts: ["127.0.0.1"] });
