@@ -37,6 +37,7 @@ import { LabelSelectorSchema, validateLabelSelector } from "./label-selector.ts"
 import { dns1123SubdomainErrors } from "./names.ts";
 import { nestingErrors } from "./nesting.ts";
 import { OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
+import { reservedKeyErrors } from "./reserved-keys.ts";
 import { schemaChecker } from "./schema-validation.ts";
 import {
   validateAnnotationKeys,
@@ -228,6 +229,7 @@ function validateSpec(spec: PodDecorationSpec): FieldError[] {
 function validateTemplate(template: PodDecorationTemplate, path: string): FieldError[] {
   const errors: FieldError[] = [];
   (template.metadata ?? []).forEach((patch, index) => errors.push(...validateMetadataPatch(patch, indexPath(childPath(path, "metadata"), index))));
+  errors.push(...reservedKeyErrors(template.metadata ?? [], childPath(path, "metadata")));
 
   const initContainers = template.initContainers ?? [];
   const containers = template.containers ?? [];
