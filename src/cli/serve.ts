@@ -34,7 +34,8 @@ import { cachedDecorationSource } from "../webhook/decoration-source.ts";
 import { createMetricsServer } from "../webhook/metrics-server.ts";
 import { createWebhookMetrics } from "../webhook/metrics.ts";
 import { trustUsernames } from "../webhook/requester-trust.ts";
-import { createWebhookServer } from "../webhook/server.ts";
+import { startHealthServer } from "../webhook/health-server.ts";
+import { createWebhookServer, type Readiness } from "../webhook/server.ts";
 import { createWebhookCertificateAuthority, fileCertificates, selfSignedCertificates, type ServingCertificates } from "../webhook/serving-certificates.ts";
 import { sharedCertificateAuthority } from "../webhook/shared-ca.ts";
 import { applyWebhookConfigurations, patchCaBundles } from "../webhook/webhook-configuration.ts";
@@ -70,11 +71,12 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
   const certificates = await servingCertificates(options, client, logger, signal);
   const controllerUsernames = await controllerIdentity(options, config, logger, signal);
   let synced = false;
+  const readiness = (): Readiness => (synced ? { ready: true } : { ready: false, reason: "informer caches have not synced" });
   const app = await createWebhookServer({
     logger,
     metrics: createWebhookMetrics(registry),
     certificates,
-    readiness: () => (synced ? { ready: true } : { ready: false, reason: "informer caches have not synced" }),
+    readiness: () => readiness(),
     handlers: admissionHandlers({
       source: cachedDecorationSource(decorations.cache, revisions.cache),
       onDecorationError: options.onDecorationError,
@@ -85,6 +87,7 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
 
   informers.start(signal);
   await app.listen({ host: options.webhookHost, port: options.webhookPort });
+  const health = options.healthPort === 0 ? undefined : await startHealthServer({ host: options.webhookHost, port: options.healthPort, readiness });
   const metricsServer = options.metricsPort === 0 ? undefined : createMetricsServer(registry);
   if (metricsServer !== undefined) {
     metricsServer.listen(options.metricsPort, options.webhookHost);
@@ -93,6 +96,7 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
   logger.info({
     webhookPort: (app.server.address() as AddressInfo).port,
     metricsPort: metricsServer === undefined ? undefined : (metricsServer.address() as AddressInfo).port,
+    healthPort: health?.port,
   }, "listening");
 
   if (await informers.waitForSync(signal)) {
@@ -120,6 +124,7 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
   await closeWithin(app, 5_000, logger);
   await controllersDone;
   metricsServer?.close();
+  await health?.stop();
   certificates.stop();
   await informers.stopped();
   logger.info("stopped");

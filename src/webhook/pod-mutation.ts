@@ -12,7 +12,7 @@ import { allow, allowWithPatch, deny, type AdmissionRequest } from "./admission-
 import { createJsonPatch } from "./json-patch.ts";
 import { unrenderableReason } from "./renderable-pod.ts";
 import { hasRecording, recordingOf, requesterName, withoutRecording, type RequesterTrust } from "./requester-trust.ts";
-import type { AdmissionDecision, AdmissionHandler } from "./server.ts";
+import type { AdmissionDecision, SynchronousAdmissionHandler } from "./server.ts";
 
 export interface PodMutationOptions {
   source: DecorationSource;
@@ -26,7 +26,7 @@ export interface PodMutationOptions {
 
 type Metadata = NonNullable<Pod["metadata"]>;
 
-export function podMutation(options: PodMutationOptions): AdmissionHandler {
+export function podMutation(options: PodMutationOptions): SynchronousAdmissionHandler {
   const revisionFor = updatedRevisions(options.source);
   return (request) => {
     if (!isPodCreate(request)) return { response: allow(request.uid), result: "allowed" };

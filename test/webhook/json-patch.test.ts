@@ -50,7 +50,7 @@ describe("createJsonPatch", () => {
     const after = structuredClone(before);
     after.spec.containers.splice(0, 0, { name: "proxy", image: "proxy:1", env: [] });
     after.spec.containers.push({ name: "logger", image: "log:1", env: [] });
-    after.spec.containers[1]!.env.push({ name: "LOG_DIR", value: "/var/log" });
+    after.spec.containers[1]!.env!.push({ name: "LOG_DIR", value: "/var/log" });
     expect(createJsonPatch(before, after)).toEqual([
       { op: "add", path: "/spec/containers/0", value: { name: "proxy", image: "proxy:1", env: [] } },
       { op: "add", path: "/spec/containers/1/env/1", value: { name: "LOG_DIR", value: "/var/log" } },
