@@ -215,7 +215,7 @@ describe("the Helm chart", () => {
     expect(deployment.spec.template.spec.serviceAccountName).toBe(chart.one("ServiceAccount").metadata.name);
   });
 
-  test("runs a hardened pod with probes on the webhook's HTTPS port and a disruption budget", async ({ namespace }) => {
+  test("runs a hardened pod with probes on the health port, a drained shutdown and a disruption budget", async ({ namespace }) => {
     const chart = await Rendered.of(namespace);
     const deployment = chart.one<Deployment>("Deployment");
     const container = chart.container();
