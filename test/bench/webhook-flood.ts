@@ -15,7 +15,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { percentile } from "./statistics.ts";
-import { typicalPod } from "./typical-workload.ts";
+import { floodBody } from "./flood-body.ts";
 
 export interface FloodResult {
   clients: number;
@@ -48,33 +48,6 @@ const PROBE_INTERVAL_MS = 100;
 const SERVER_CORE = "1";
 const serverScript = fileURLToPath(new URL("./webhook-server.ts", import.meta.url));
 const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;
-
-/** An AdmissionReview of the typical pod grown to `bytes` with env vars, as a large real pod would be. */
-export function floodBody(bytes: number): Buffer {
-  const pod = typicalPod();
-  const app = pod.spec!.containers[0]!;
-  const review = (env: { name: string; value: string }[]) => JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid: "5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f",
-      kind: { group: "", version: "v1", kind: "Pod" },
-      resource: { group: "", version: "v1", resource: "pods" },
-      namespace: "bench",
-      operation: "CREATE",
-      userInfo: { username: "system:serviceaccount:kube-system:replicaset-controller", groups: ["system:serviceaccounts", "system:authenticated"] },
-      object: { ...pod, spec: { ...pod.spec, containers: [{ ...app, env: [...(app.env ?? []), ...env] }, ...pod.spec!.containers.slice(1)] } },
-      dryRun: false,
-    },
-  });
-  const one = { name: "FLOOD_VARIABLE_000000", value: "a value that a large configuration would carry, 000000" };
-  const perVariable = JSON.stringify(one).length + 1;
-  const count = Math.floor((bytes - review([]).length - 64) / perVariable);
-  const env = Array.from({ length: count }, (_, index) => ({ name: `FLOOD_VARIABLE_${String(index).padStart(6, "0")}`, value: `a value that a large configuration would carry, ${String(index).padStart(6, "0")}` }));
-  const text = review(env);
-  if (text.length > bytes) throw new Error(`flood body is ${text.length} bytes, over ${bytes}`);
-  return Buffer.from(text);
-}
 
 async function startServer(): Promise<{ port: number; healthPort: number; ca: string; child: ChildProcess & { pid: number } }> {
   const command = hasTaskset ? "taskset" : process.execPath;
