@@ -42,18 +42,18 @@ export function caSecret(namespace: string, name: string, ca: CertificateAuthori
   };
 }
 
-/** The CA a Secret holds, or what is wrong with it (missing keys, unreadable, a key that does not match, not a CA). */
+/** The CA a Secret holds, or what is wrong with it, to follow "Secret NS/NAME" (missing keys, unreadable, a key that does not match, not a CA). */
 export async function caFromSecret(secret: Secret): Promise<{ ca: CertificateAuthority } | { invalid: string }> {
   const certPem = decode(secret.data?.["tls.crt"]);
   const keyPem = decode(secret.data?.["tls.key"]);
-  if (certPem === undefined || keyPem === undefined) return { invalid: "it has no tls.crt and tls.key" };
+  if (certPem === undefined || keyPem === undefined) return { invalid: "has no tls.crt and tls.key" };
   try {
     const certificate = new X509Certificate(certPem);
-    if (!certificate.ca) return { invalid: "tls.crt is not a CA certificate" };
-    if (!certificate.checkPrivateKey(createPrivateKey(keyPem))) return { invalid: "tls.key does not belong to tls.crt" };
+    if (!certificate.ca) return { invalid: "holds a tls.crt that is not a CA certificate" };
+    if (!certificate.checkPrivateKey(createPrivateKey(keyPem))) return { invalid: "holds a tls.key that does not belong to its tls.crt" };
     return { ca: await loadCertificateAuthority({ certPem, keyPem }) };
   } catch (error) {
-    return { invalid: `tls.crt and tls.key cannot be read: ${error instanceof Error ? error.message : String(error)}` };
+    return { invalid: `holds a tls.crt and tls.key that cannot be read (${error instanceof Error ? error.message : String(error)})` };
   }
 }
 
@@ -66,7 +66,7 @@ async function read(secrets: SecretStore, namespace: string, name: string): Prom
     throw error;
   }
   const found = await caFromSecret(secret);
-  if ("invalid" in found) throw new Error(`Secret ${namespace}/${name}: ${found.invalid}; delete it to have a new CA issued`);
+  if ("invalid" in found) throw new Error(`Secret ${namespace}/${name} ${found.invalid}: delete it to have a new CA issued`);
   return found.ca;
 }
 

@@ -88,7 +88,7 @@ async function reconcileCaSecret(options: WebhookTrustOptions, store: NonNullabl
     // Replaced, not re-created: a stale resourceVersion (another replica repaired it) fails with a conflict.
     body.metadata = { ...secret.metadata, ...body.metadata, resourceVersion: secret.metadata?.resourceVersion };
     const restored = await secrets.replace(body);
-    return [repair(options, restored, "CASecretRestored", `Secret ${namespace}/${name} could not be used (${found.invalid}); written back with the CA the webhooks serve from`)];
+    return [repair(options, restored, "CASecretRestored", `Secret ${namespace}/${name} ${found.invalid}; written back with the CA the webhooks serve from`)];
   }
   if (found.ca.certPem === own.certPem) return [];
   // A valid CA that is not ours: someone rotated it. Every replica adopts what the Secret holds.

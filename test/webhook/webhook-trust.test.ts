@@ -121,7 +121,7 @@ describe("reconcileWebhookTrust", () => {
     await reconcileWebhookTrust(options);
     expect(Buffer.from(secrets.stored!.data!["tls.key"], "base64").toString()).toBe(ca.keyPem);
     expect(certificates.caBundle()).toBe(ca.certPem);
-    expect(events).toEqual(["Warning CASecretRestored Secret/webhook-ca: Secret ops/webhook-ca could not be used (tls.key does not belong to tls.crt); written back with the CA the webhooks serve from"]);
+    expect(events).toEqual(["Warning CASecretRestored Secret/webhook-ca: Secret ops/webhook-ca holds a tls.key that does not belong to its tls.crt; written back with the CA the webhooks serve from"]);
   });
 
   it("adopts a valid CA put into the Secret: new serving certificates, and the caBundles follow", async () => {
