@@ -295,7 +295,12 @@ function webhookTrustOptions(
     configurations: webhookConfigurationStore(admission),
     configurationName: options.webhookConfigUrl === undefined ? options.webhookConfigName : webhookConfigurationName,
     caBundle: () => certificates.caBundle() ?? caFilePem,
-    ...(options.webhookConfigUrl === undefined ? {} : { recreate: (kind: ConfigurationKind) => createWebhookConfiguration(admission, kind, urlConfiguration(options, certificates, caFilePem)) }),
+    ...(options.webhookConfigUrl === undefined
+      ? {}
+      : {
+        recreate: (kind: ConfigurationKind) => createWebhookConfiguration(admission, kind, urlConfiguration(options, certificates, caFilePem)),
+        owns: (clientConfig: { url?: string }) => clientConfig.url?.startsWith(options.webhookConfigUrl!.replace(/\/+$/, "")) === true,
+      }),
     // A shared CA lives in a Secret only in a cluster; outside one the process holds its own.
     ...("selfSigned" in tls && options.webhookConfigUrl === undefined && "authority" in certificates
       ? { caSecret: { secrets: client.core.secrets, namespace: options.namespace, name: tls.caSecret, certificates: certificates as SelfSignedCertificates } }

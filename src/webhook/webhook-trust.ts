@@ -36,6 +36,11 @@ export interface WebhookTrustOptions {
   caBundle: () => string | undefined;
   /** Outside a cluster this process made the configurations: makes the missing one again. */
   recreate?: (kind: ConfigurationKind) => Promise<void>;
+  /**
+   * Which webhooks are this process's to keep (default: all). Outside a cluster only those still
+   * calling its URL: another process may have taken the configurations over.
+   */
+  owns?: (clientConfig: { url?: string }) => boolean;
   /** Self-signed in a cluster: the Secret every replica's CA comes from. */
   caSecret?: {
     secrets: Pick<ResourceClient<Secret>, "get" | "create" | "replace">;
@@ -108,7 +113,8 @@ async function reconcileConfiguration(options: WebhookTrustOptions, kind: Config
     await options.recreate(kind);
     return [repair(options, { apiVersion: "admissionregistration.k8s.io/v1", kind, metadata: { name } }, "WebhookConfigurationRestored", `${kind} ${name} was missing; created again`)];
   }
-  const wrong = (configuration.webhooks ?? []).flatMap((webhook, index) => (webhook.clientConfig.caBundle === caBundle ? [] : [{ index, name: webhook.name }]));
+  const owns = options.owns ?? (() => true);
+  const wrong = (configuration.webhooks ?? []).flatMap((webhook, index) => (webhook.clientConfig.caBundle === caBundle || !owns(webhook.clientConfig) ? [] : [{ index, name: webhook.name }]));
   if (wrong.length === 0) return [];
   // Each change guarded by the webhook's name, so a concurrent edit of the list fails the patch instead of landing elsewhere.
   await options.configurations.patch(kind, name, wrong.flatMap(({ index, name: webhook }) => [

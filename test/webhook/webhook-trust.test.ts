@@ -153,6 +153,19 @@ describe("reconcileWebhookTrust", () => {
     expect(events).toEqual([]);
   });
 
+  it("leaves alone the webhooks it does not own (outside a cluster: those calling another process's URL)", async () => {
+    const { options, configurations, events } = await world();
+    const mutating = configurations.stored.get("MutatingWebhookConfiguration")!;
+    delete mutating.webhooks![0]!.clientConfig.caBundle;
+    delete mutating.webhooks![1]!.clientConfig.caBundle;
+    const owned = mutating.webhooks![1]!.name;
+    expect(await reconcileWebhookTrust({ ...options, owns: () => false })).toEqual([]);
+    mutating.webhooks![1]!.clientConfig = { ...mutating.webhooks![1]!.clientConfig, url: "owned" } as never;
+    expect(await reconcileWebhookTrust({ ...options, owns: (clientConfig) => clientConfig.url === "owned" })).toHaveLength(1);
+    expect(mutating.webhooks![0]!.clientConfig.caBundle).toBeUndefined();
+    expect(events).toEqual([`Warning CABundleRestored MutatingWebhookConfiguration/pod-decorator: the caBundle of ${owned} was not the CA serving the webhooks; set back`]);
+  });
+
   it("leaves the caBundles alone when they are not its to set", async () => {
     const { options, configurations } = await world();
     delete configurations.stored.get("MutatingWebhookConfiguration")!.webhooks![0]!.clientConfig.caBundle;
