@@ -26,6 +26,7 @@ COPY --from=build /src/dist ./dist
 # Nothing is written at run time (certificates live in memory or come from a mounted
 # Secret, logs go to stdout), so the root filesystem can be mounted read-only.
 USER 65532:65532
-# 9443: admission webhooks, /healthz and /readyz over HTTPS; 8080: /metrics over HTTP.
-EXPOSE 9443 8080
+# 9443: admission webhooks (and /healthz, /readyz) over HTTPS; 8081: /healthz and /readyz over
+# HTTP from the health thread (the probes); 8080: /metrics over HTTP.
+EXPOSE 9443 8081 8080
 ENTRYPOINT ["node", "/app/dist/cli/main.js", "serve"]

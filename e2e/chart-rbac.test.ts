@@ -2,7 +2,8 @@
 // arguments as the chart's ServiceAccount (see support/chart-release.ts) through a PodDecoration
 // scenario — revisions created, rolled back and pruned, status, finalizer, events, the leader
 // election Lease, the template's dry-run validation, the caBundle of the chart's webhook
-// configurations — and the API server's audit log of what it did is compared with what the
+// configurations, the shared CA Secret written back, the decoration's writer checked — and the
+// API server's audit log of what it did is compared with what the
 // chart grants: nothing refused, nothing granted for today's code left unused without a reason.
 import { AppsV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, type V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect } from "vitest";
@@ -112,6 +113,15 @@ describe("the chart's ServiceAccount", () => {
       }
     }
 
+    // The shared CA Secret made unusable: serve writes it back (within its 10 s check).
+    const caSecret = `${release.namespace}/pod-decorator-webhook-ca`;
+    const ca = await core.readNamespacedSecret({ namespace: release.namespace, name: "pod-decorator-webhook-ca" });
+    await core.patchNamespacedSecret({ namespace: release.namespace, name: "pod-decorator-webhook-ca", body: [{ op: "replace", path: "/data/tls.key", value: Buffer.from("not a key").toString("base64") }] });
+    await eventually(async () => {
+      const secret = await core.readNamespacedSecret({ namespace: release.namespace, name: "pod-decorator-webhook-ca" });
+      return secret.data?.["tls.key"] === ca.data?.["tls.key"] ? true : undefined;
+    }, 30_000, `serve to write back Secret ${caSecret}`);
+
     // Finalizer, first revision, status, template validated by a dry-run create.
     await custom.createNamespacedCustomObject({ ...GROUP, namespace, body: sidecarDecoration("proxy:1") });
     const first = await eventually(async () => {
@@ -218,7 +228,8 @@ describe("the chart's ServiceAccount", () => {
     expect(unused).toEqual(Object.keys(NOT_A_REQUEST).sort());
     // Spelled out, for the reader: the shared CA Secret created and read, the Lease created and
     // renewed, the caBundle patched, revisions rolled back and pruned, the template's dry-run create.
-    for (const grant of [" pods delete", " pods patch", "apps.kusionstack.io collasets/status update", " secrets create", " secrets get", "coordination.k8s.io leases create", "coordination.k8s.io leases update", "admissionregistration.k8s.io mutatingwebhookconfigurations patch", "apps controllerrevisions delete", "apps controllerrevisions patch", " pods create"]) {
+    // The shared CA Secret written back, who serve is, and the PodDecoration's writer checked.
+    for (const grant of [" pods delete", " pods patch", "apps.kusionstack.io collasets/status update", " secrets create", " secrets get", " secrets update", "coordination.k8s.io leases create", "coordination.k8s.io leases update", "admissionregistration.k8s.io mutatingwebhookconfigurations patch", "apps controllerrevisions delete", "apps controllerrevisions patch", " pods create", "authentication.k8s.io selfsubjectreviews create", "authorization.k8s.io subjectaccessreviews create", " namespaces get"]) {
       expect(usedGrants.has(grant), grant).toBe(true);
     }
   }, 300_000);
@@ -290,6 +301,8 @@ describe("the chart's ServiceAccount", () => {
       ["patch", "mutatingwebhookconfigurations.admissionregistration.k8s.io/someone-else"],
       ["delete", "validatingwebhookconfigurations.admissionregistration.k8s.io/pod-decorator"],
       ["update", "leases.coordination.k8s.io/someone-else", "-n", ns],
+      ["update", "secrets/someone-else", "-n", ns],
+      ["list", "namespaces"],
       ["create", "leases.coordination.k8s.io", "-n", appNamespace],
     ];
     const allowed = [
@@ -298,6 +311,8 @@ describe("the chart's ServiceAccount", () => {
       ["patch", "mutatingwebhookconfigurations.admissionregistration.k8s.io/pod-decorator"],
       ["update", "leases.coordination.k8s.io/pod-decorator", "-n", ns],
       ["create", "pods", "-n", appNamespace],
+      ["update", "secrets/pod-decorator-webhook-ca", "-n", ns],
+      ["create", "subjectaccessreviews.authorization.k8s.io"],
     ];
     const answers = async (checks: string[][]) => Object.fromEntries(await Promise.all(checks.map(async (check) => [check.join(" "), await canI(...check)] as const)));
     expect(await answers(denied)).toEqual(Object.fromEntries(denied.map((check) => [check.join(" "), "no"])));

@@ -25,6 +25,7 @@ interface Container {
   securityContext: Record<string, unknown>;
   livenessProbe: { httpGet: { path: string; port: string; scheme: string } };
   readinessProbe: { httpGet: { path: string; port: string; scheme: string } };
+  lifecycle?: { preStop?: { sleep?: { seconds: number } } };
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
 
@@ -34,7 +35,14 @@ interface Deployment extends KubeManifest {
     selector: { matchLabels: Record<string, string> };
     template: {
       metadata: { labels: Record<string, string> };
-      spec: { serviceAccountName: string; securityContext: Record<string, unknown>; containers: Container[]; volumes?: { name: string; secret?: { secretName: string } }[] };
+      spec: {
+        serviceAccountName: string;
+        securityContext: Record<string, unknown>;
+        containers: Container[];
+        volumes?: { name: string; secret?: { secretName: string } }[];
+        terminationGracePeriodSeconds: number;
+        priorityClassName?: string;
+      };
     };
   };
 }
@@ -46,6 +54,7 @@ interface Webhook {
   timeoutSeconds: number;
   namespaceSelector?: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
   objectSelector?: unknown;
+  matchConditions?: { name: string; expression: string }[];
 }
 
 interface PolicyRule {
@@ -138,6 +147,8 @@ beforeAll(async () => {
       },
     },
     "single replica, no metrics, no leader election": { replicaCount: 1, metrics: { enabled: false }, leaderElection: { enabled: false } },
+    "opt-in namespaces, a priority class, no NetworkPolicy": { webhook: { pods: { optIn: true } }, priorityClassName: "system-cluster-critical", networkPolicy: { enabled: false } },
+    "metrics only from the monitoring namespace": { networkPolicy: { metrics: { from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }] } } },
   };
   // Stand-ins for cert-manager's and the Prometheus Operator's CRDs (see the file).
   const installed = await kubectl(["apply", "--server-side", "--field-manager=pod-decorator-e2e", "-f", EXTERNAL_CRDS]);
@@ -162,7 +173,7 @@ describe("the Helm chart", () => {
   test("renders by default what serve runs with: 2 replicas, leader election, self-signed certificates for the Service", async ({ namespace }) => {
     const chart = await Rendered.of(namespace);
     expect(chart.kinds()).toEqual([
-      "ClusterRole", "ClusterRoleBinding", "Deployment", "MutatingWebhookConfiguration",
+      "ClusterRole", "ClusterRoleBinding", "Deployment", "MutatingWebhookConfiguration", "NetworkPolicy",
       "PodDisruptionBudget", "Role", "Role", "RoleBinding", "RoleBinding", "Service", "ServiceAccount", "ValidatingWebhookConfiguration",
     ]);
     const deployment = chart.one<Deployment>("Deployment");
@@ -171,6 +182,7 @@ describe("the Helm chart", () => {
     expect(options).toMatchObject({
       webhookPort: 9443,
       metricsPort: 8080,
+      healthPort: 8081,
       leaderElect: true,
       leaderElectionId: RELEASE,
       webhookConfigName: RELEASE,
@@ -195,7 +207,7 @@ describe("the Helm chart", () => {
     ]);
     expect(chart.one("Role", `${RELEASE}-webhook-ca`).rules).toEqual([
       { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
-      { apiGroups: [""], resources: ["secrets"], resourceNames: [`${RELEASE}-webhook-ca`], verbs: ["get"] },
+      { apiGroups: [""], resources: ["secrets"], resourceNames: [`${RELEASE}-webhook-ca`], verbs: ["get", "update"] },
     ]);
     for (const binding of chart.all("ClusterRoleBinding")) {
       expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: chart.one("ServiceAccount").metadata.name, namespace }]);
@@ -203,7 +215,7 @@ describe("the Helm chart", () => {
     expect(deployment.spec.template.spec.serviceAccountName).toBe(chart.one("ServiceAccount").metadata.name);
   });
 
-  test("runs a hardened pod with probes on the webhook's HTTPS port and a disruption budget", async ({ namespace }) => {
+  test("runs a hardened pod with probes on the health port, a drained shutdown and a disruption budget", async ({ namespace }) => {
     const chart = await Rendered.of(namespace);
     const deployment = chart.one<Deployment>("Deployment");
     const container = chart.container();
@@ -216,9 +228,20 @@ describe("the Helm chart", () => {
       capabilities: { drop: ["ALL"] },
       seccompProfile: { type: "RuntimeDefault" },
     });
-    expect(container.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "webhook", scheme: "HTTPS" });
-    expect(container.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "webhook", scheme: "HTTPS" });
-    expect(container.ports).toEqual([{ name: "webhook", containerPort: 9443, protocol: "TCP" }, { name: "metrics", containerPort: 8080, protocol: "TCP" }]);
+    // Probes go to the health thread's port, which a flood of admission requests cannot stall.
+    expect(container.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "health", scheme: "HTTP" });
+    expect(container.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "health", scheme: "HTTP" });
+    expect(container.ports).toEqual([
+      { name: "webhook", containerPort: 9443, protocol: "TCP" },
+      { name: "health", containerPort: 8081, protocol: "TCP" },
+      { name: "metrics", containerPort: 8080, protocol: "TCP" },
+    ]);
+    // Told to stop, it keeps serving while routes to it drain, and has time left to finish.
+    expect(container.lifecycle).toEqual({ preStop: { sleep: { seconds: 5 } } });
+    expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(5 + 10);
+    expect(deployment.spec.template.spec.priorityClassName).toBeUndefined();
+    expect((await Rendered.of(namespace, combination("opt-in namespaces, a priority class, no NetworkPolicy"))).one<Deployment>("Deployment").spec.template.spec.priorityClassName)
+      .toBe("system-cluster-critical");
     expect(container).toHaveProperty("resources.requests.cpu");
     expect(container).toHaveProperty("resources.limits.memory");
     const pdb = chart.one("PodDisruptionBudget");
@@ -233,16 +256,55 @@ describe("the Helm chart", () => {
   });
 
   test("declares the webhook configurations serve would build, pointing at the chart's Service", async ({ namespace }) => {
-    const chart = await Rendered.of(namespace);
-    const options = { target: { service: { namespace, name: RELEASE, port: 443 } }, caBundlePem: "", ownNamespace: namespace };
+    const base = {
+      target: { service: { namespace, name: RELEASE, port: 443 } },
+      caBundlePem: "",
+      ownNamespace: namespace,
+      ownPodLabels: { "app.kubernetes.io/name": "pod-decorator", "app.kubernetes.io/instance": RELEASE },
+    };
     // The caBundle is what the chart leaves to serve (self-signed), cert-manager or the values.
     const withoutCaBundle = (webhooks: unknown) => (JSON.parse(JSON.stringify(webhooks)) as Webhook[]).map((webhook) => {
       delete webhook.clientConfig.caBundle;
       return webhook;
     });
-    expect(chart.one("MutatingWebhookConfiguration").webhooks).toEqual(withoutCaBundle(mutatingWebhookConfiguration(options).webhooks));
-    expect(chart.one("ValidatingWebhookConfiguration").webhooks).toEqual(withoutCaBundle(validatingWebhookConfiguration(options).webhooks));
-    for (const kind of ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]) expect(chart.one(kind).metadata.name).toBe(RELEASE);
+    const cases: [string, object][] = [
+      ["default", base],
+      ["cert-manager, chart's Issuer", { ...base, certManagerNamespace: "cert-manager" }],
+      ["opt-in namespaces, a priority class, no NetworkPolicy", { ...base, optIn: true }],
+    ];
+    for (const [name, options] of cases) {
+      const chart = await Rendered.of(namespace, combination(name));
+      expect(chart.one("MutatingWebhookConfiguration").webhooks, name).toEqual(withoutCaBundle(mutatingWebhookConfiguration(options as Parameters<typeof mutatingWebhookConfiguration>[0]).webhooks));
+      expect(chart.one("ValidatingWebhookConfiguration").webhooks, name).toEqual(withoutCaBundle(validatingWebhookConfiguration(options as Parameters<typeof validatingWebhookConfiguration>[0]).webhooks));
+      for (const kind of ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]) expect(chart.one(kind).metadata.name).toBe(RELEASE);
+    }
+  });
+
+  test("keeps out of the pod webhook what pod-decorator needs to start, and lets writes to objects being deleted past every webhook", async ({ namespace }) => {
+    const [pods, ...kusion] = (await Rendered.of(namespace, combination("cert-manager, chart's Issuer"))).webhooks();
+    expect(pods?.namespaceSelector?.matchExpressions?.[0]).toEqual({ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "kube-public", "kube-node-lease", namespace, "cert-manager"] });
+    expect(pods?.matchConditions?.map((condition) => condition.name)).toEqual(["not-a-mirror-pod", "not-pod-decorator-itself"]);
+    for (const webhook of kusion) expect(webhook.matchConditions).toEqual([{ name: "not-being-deleted", expression: "!has(object.metadata.deletionTimestamp)" }]);
+    const optIn = (await Rendered.of(namespace, combination("opt-in namespaces, a priority class, no NetworkPolicy"))).webhooks()[0];
+    expect(optIn?.namespaceSelector?.matchExpressions?.[1]).toEqual({ key: "poddecoration.kusionstack.io/injection", operator: "In", values: ["enabled"] });
+  });
+
+  test("admits to its pods the webhook and health ports from anywhere, the metrics port from the configured peers", async ({ namespace }) => {
+    const policy = (await Rendered.of(namespace)).one("NetworkPolicy");
+    const selector = (await Rendered.of(namespace)).one<Deployment>("Deployment").spec.selector;
+    expect(policy.spec).toEqual({
+      podSelector: selector,
+      policyTypes: ["Ingress"],
+      ingress: [
+        { ports: [{ port: "webhook", protocol: "TCP" }, { port: "health", protocol: "TCP" }] },
+        { ports: [{ port: "metrics", protocol: "TCP" }], from: [{ namespaceSelector: {} }] },
+      ],
+    });
+    const monitoring = (await Rendered.of(namespace, combination("metrics only from the monitoring namespace"))).one("NetworkPolicy");
+    expect((monitoring.spec as { ingress: { from?: unknown }[] }).ingress[1]?.from).toEqual([{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }]);
+    const quiet = (await Rendered.of(namespace, combination("single replica, no metrics, no leader election"))).one("NetworkPolicy");
+    expect((quiet.spec as { ingress: unknown[] }).ingress).toHaveLength(1);
+    expect((await Rendered.of(namespace, combination("opt-in namespaces, a priority class, no NetworkPolicy"))).all("NetworkPolicy")).toEqual([]);
   });
 
   test("with cert-manager: a self-signed Issuer unless one is given, a Certificate for the Service, its Secret mounted, the CA injected", async ({ namespace }) => {
@@ -343,6 +405,8 @@ describe("the Helm chart", () => {
     };
     expect(await refusal({ webhook: { failurePolicy: "Sometimes" } })).toContain("/webhook/failurePolicy");
     expect(await refusal({ webhook: { timeoutSeconds: 31 } })).toContain("/webhook/timeoutSeconds");
+    expect(await refusal({ preStopSleepSeconds: 61 })).toContain("/preStopSleepSeconds");
+    expect(await refusal({ networkPolicy: { metrics: { from: [{ podSelector: { matchLabels: { app: "prometheus" } }, pods: "all" }] } } })).toContain("/networkPolicy/metrics/from/0");
     expect(await refusal({ webhok: { port: 1 } })).toContain("additional properties 'webhok' not allowed");
     expect(await refusal({ certificates: { mode: "vault" } })).toContain("/certificates/mode");
     // Without leader election every replica would run the controllers.
@@ -366,7 +430,7 @@ describe("the Helm chart", () => {
       for (const kind of chart.kinds()) applied.add(kind);
     }
     expect([...applied].sort()).toEqual([
-      "Certificate", "ClusterRole", "ClusterRoleBinding", "Deployment", "Issuer", "MutatingWebhookConfiguration", "PodDisruptionBudget",
+      "Certificate", "ClusterRole", "ClusterRoleBinding", "Deployment", "Issuer", "MutatingWebhookConfiguration", "NetworkPolicy", "PodDisruptionBudget",
       "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor", "ValidatingWebhookConfiguration",
     ]);
   });

@@ -129,7 +129,7 @@ describe("the pod webhook", () => {
     expect(pod.metadata?.annotations ?? {}).not.toHaveProperty("poddecoration.kusionstack.io/revisions");
   });
 
-  test("adds nothing twice when another mutating webhook makes the API server re-invoke it", async ({ namespace }) => {
+  test("is called once when another mutating webhook changes the pod after it: nothing added twice, the other's container left alone", async ({ namespace }) => {
     await applyDecoration(namespace);
     const other = await otherWebhook(namespace);
     try {
@@ -141,9 +141,11 @@ describe("the pod webhook", () => {
         });
         return created.metadata?.labels?.["mesh.example.com/injected"] === "true" ? created : undefined;
       }, 30_000, "the second webhook to be active");
-      // Both webhooks ran, in either order, and ours was re-invoked after the other changed the pod.
-      expect(containerNames(pod).sort()).toEqual(["app", "log-shipper", "mesh-proxy"]);
+      // Both webhooks ran, ours first (configurations are called in name order) and not again
+      // (reinvocationPolicy Never): the proxy the other added got none of the primaries' env.
+      expect(containerNames(pod)).toEqual(["app", "log-shipper", "mesh-proxy"]);
       expect(recordedRevisions(pod).map((entry) => entry.name)).toEqual(["logging"]);
+      expect(pod.spec?.containers.find((container) => container.name === "mesh-proxy")?.env).toBeUndefined();
       expect(other.calls()).toBeGreaterThan(0);
     } finally {
       await other.stop();
@@ -233,7 +235,7 @@ async function otherWebhook(namespace: string): Promise<{ calls(): number; stop(
     });
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  // Configurations are called in name order: after "pod-decorator", so ours is re-invoked.
+  // Configurations are called in name order: after "pod-decorator".
   const name = uniqueName("zz-mesh");
   const { admission } = clients();
   await admission.createMutatingWebhookConfiguration({

@@ -14,7 +14,7 @@ export const PROJECT_IMAGE_CONFIG: Required<Pick<ImageConfig, "entrypoint" | "en
   env: ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "NODE_ENV=production"],
   workingDir: "/app",
   user: "65532:65532",
-  exposedPorts: ["9443/tcp", "8080/tcp"],
+  exposedPorts: ["9443/tcp", "8081/tcp", "8080/tcp"],
 };
 
 /** Where the node binary lives in the Dockerfile's base image (node:24-bookworm-slim). */

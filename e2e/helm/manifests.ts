@@ -16,7 +16,7 @@ export const HELM_ONLY_LABELS = ["helm.sh/chart", "app.kubernetes.io/managed-by"
 /** The folders `make manifests` owns entirely, and which kinds go into each. */
 const FOLDERS: Record<string, readonly string[]> = {
   rbac: ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"],
-  manager: ["Namespace", "Deployment", "PodDisruptionBudget"],
+  manager: ["Namespace", "Deployment", "PodDisruptionBudget", "NetworkPolicy"],
   webhook: ["Service", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"],
 };
 export const OWNED_FOLDERS = [...Object.keys(FOLDERS), "default"];

@@ -110,8 +110,8 @@ export async function startChartRelease(options: ChartReleaseOptions): Promise<C
   const { namespace } = options;
   const dir = await mkdtemp(join(tmpdir(), "pod-decorator-chart-release-"));
   await writeFile(join(dir, "audit-policy.yaml"), toYaml(auditPolicy));
-  const [port, metricsPort] = [await freePort(), await freePort()];
-  const values = deepMerge({ webhook: { port }, metrics: { port: metricsPort } }, options.values ?? {});
+  const [port, metricsPort, healthPort] = [await freePort(), await freePort(), await freePort()];
+  const values = deepMerge({ webhook: { port }, metrics: { port: metricsPort }, health: { port: healthPort } }, options.values ?? {});
   const objects = manifestObjects(await renderChart({ release: RELEASE, namespace, values }));
   const cleanups: (() => Promise<unknown>)[] = [() => rm(dir, { recursive: true, force: true })];
   const cleanup = async () => {
@@ -154,7 +154,7 @@ export async function startChartRelease(options: ChartReleaseOptions): Promise<C
 
     const operator = await startOperator({
       kubeconfig: serviceAccountKubeconfig,
-      existingWebhookConfigurations: { port, metricsPort },
+      existingWebhookConfigurations: { port, metricsPort, healthPort },
       args: deployment.spec.template.spec.containers[0]?.args ?? [],
       // What the Deployment's downward API sets.
       env: { POD_NAMESPACE: namespace },

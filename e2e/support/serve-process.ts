@@ -14,6 +14,8 @@ const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 export interface ServeProcess {
   port: number;
   metricsPort: number;
+  /** /healthz and /readyz over plain HTTP, from serve's health thread. */
+  healthPort: number;
   child: ChildProcess;
   /** Everything the process logged so far (JSON lines). */
   logs(): string;
@@ -41,7 +43,7 @@ export interface ServeProcessOptions {
    * their caBundle (no --webhook-config-url, which needs cluster-admin). Every other flag then
    * comes from args, and these are the ports they set.
    */
-  existingWebhookConfigurations?: { port: number; metricsPort: number };
+  existingWebhookConfigurations?: { port: number; metricsPort: number; healthPort: number };
   /** Extra environment (e.g. POD_NAMESPACE, as a pod's downward API sets it). */
   env?: Readonly<Record<string, string>>;
   /** The API server the "webhook is called" probe goes through (default: the admin kubeconfig's). */
@@ -68,7 +70,7 @@ export function loadKubeConfigFile(path: string): KubeConfig {
 export async function startServeProcess(options: ServeProcessOptions): Promise<ServeProcess> {
   const config = loadKubeConfigFile(options.adminKubeconfig ?? options.kubeconfig);
   const existing = options.existingWebhookConfigurations;
-  const [port, metricsPort] = existing === undefined ? [await freePort(), await freePort()] : [existing.port, existing.metricsPort];
+  const [port, metricsPort, healthPort] = existing === undefined ? [await freePort(), await freePort(), await freePort()] : [existing.port, existing.metricsPort, existing.healthPort];
   const url = `https://127.0.0.1:${port}`;
   const args = existing !== undefined
     ? [main, "serve", `--kubeconfig=${options.kubeconfig}`, ...(options.args ?? [])]
@@ -78,6 +80,7 @@ export async function startServeProcess(options: ServeProcessOptions): Promise<S
       "--webhook-host=127.0.0.1",
       `--webhook-port=${port}`,
       `--metrics-port=${metricsPort}`,
+      `--health-port=${healthPort}`,
       `--webhook-config-url=${url}`,
       "--namespace=pod-decorator-system",
       ...(options.tlsArgs ?? ["--self-signed"]),
@@ -92,6 +95,7 @@ export async function startServeProcess(options: ServeProcessOptions): Promise<S
   const serve: ServeProcess = {
     port,
     metricsPort,
+    healthPort,
     child,
     logs: () => output,
     async stop() {

@@ -43,6 +43,7 @@ import { volumeSourceRules } from "./volume-rules.ts";
 import { nestingErrors } from "./nesting.ts";
 import { withoutNullFields } from "./null-fields.ts";
 import { OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
+import { reservedKeyErrors } from "./reserved-keys.ts";
 import { schemaChecker } from "./schema-validation.ts";
 import {
   validateAnnotationKeys,
@@ -274,6 +275,7 @@ function validateSpec(spec: PodDecorationSpec): FieldError[] {
 function validateTemplate(template: PodDecorationTemplate, path: string): FieldError[] {
   const errors: FieldError[] = [];
   (template.metadata ?? []).forEach((patch, index) => errors.push(...validateMetadataPatch(patch, indexPath(childPath(path, "metadata"), index))));
+  errors.push(...reservedKeyErrors(template.metadata ?? [], childPath(path, "metadata")));
 
   const initContainers = template.initContainers ?? [];
   const containers = template.containers ?? [];

@@ -8,6 +8,8 @@ export interface ServeOptions {
   webhookHost: string;
   webhookPort: number;
   metricsPort: number;
+  /** /healthz and /readyz in a thread of their own, plain HTTP; 0 disables. */
+  healthPort: number;
   tls: { certFile: string; keyFile: string; caFile: string | undefined } | { selfSigned: true; hosts: string[]; caSecret: string };
   /** Outside a cluster: create the webhook configurations so the API server calls this URL. */
   webhookConfigUrl: string | undefined;
@@ -20,6 +22,11 @@ export interface ServeOptions {
   leaderElectionId: string;
   /** What a pod gets when a decoration cannot be rendered: refused, or admitted undecorated with a warning. */
   onDecorationError: "reject" | "admit";
+  /**
+   * The usernames whose pod bookkeeping (revisions annotation, decoration labels) counts: the
+   * controller's own identity. Empty: asked from the API server (SelfSubjectReview) at start.
+   */
+  controllerUsernames: string[];
   logLevel: string;
 }
 
@@ -28,6 +35,7 @@ const flags = {
   "webhook-host": { type: "string" },
   "webhook-port": { type: "string" },
   "metrics-port": { type: "string" },
+  "health-port": { type: "string" },
   "tls-cert-file": { type: "string" },
   "tls-key-file": { type: "string" },
   "tls-ca-file": { type: "string" },
@@ -41,6 +49,7 @@ const flags = {
   "leader-elect": { type: "boolean" },
   "leader-election-id": { type: "string" },
   "on-decoration-error": { type: "string" },
+  "controller-username": { type: "string" },
   "log-level": { type: "string" },
 } as const;
 
@@ -50,6 +59,8 @@ export const serveUsage = `usage: pod-decorator serve [flags]
   --webhook-host HOST          address the webhook listens on (default 0.0.0.0)
   --webhook-port PORT          HTTPS port of the admission webhooks and /healthz, /readyz (default 9443)
   --metrics-port PORT          Prometheus metrics on plain HTTP; 0 disables (default 8080)
+  --health-port PORT           /healthz and /readyz on plain HTTP, answered by a thread of their own
+                               so a flood of admission requests cannot stall them; 0 disables (default 8081)
   --tls-cert-file FILE         serving certificate, reloaded when the file changes
   --tls-key-file FILE          its private key
   --tls-ca-file FILE           with --webhook-config-url: the CA bundle the API server should trust
@@ -64,6 +75,8 @@ export const serveUsage = `usage: pod-decorator serve [flags]
   --leader-elect               run controllers only while holding the Lease
   --leader-election-id NAME    the Lease name (default pod-decorator)
   --on-decoration-error reject|admit  refuse a pod whose decoration fails, or admit it undecorated (default reject)
+  --controller-username LIST   comma-separated usernames whose revisions annotation on a new pod counts
+                               (default: this process's own, asked from the API server)
   --log-level LEVEL            pino level (default info)
 
 Every flag can also be set as POD_DECORATOR_<FLAG> in the environment.`;
@@ -126,6 +139,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     webhookHost: value("webhook-host") ?? "0.0.0.0",
     webhookPort: port("webhook-port", 9443),
     metricsPort: port("metrics-port", 8080),
+    healthPort: port("health-port", 8081),
     tls: selfSigned ? { selfSigned: true, hosts, caSecret: value("self-signed-ca-secret") ?? "pod-decorator-webhook-ca" } : { certFile: certFile!, keyFile: keyFile!, caFile: value("tls-ca-file") },
     webhookConfigUrl,
     webhookConfigName: value("webhook-config-name") ?? "pod-decorator",
@@ -134,6 +148,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     leaderElect: bool("leader-elect"),
     leaderElectionId: value("leader-election-id") ?? "pod-decorator",
     onDecorationError: oneOf("on-decoration-error", ["reject", "admit"], "reject"),
+    controllerUsernames: (value("controller-username") ?? "").split(",").map((name) => name.trim()).filter((name) => name !== ""),
     logLevel: value("log-level") ?? "info",
   };
 }

@@ -6,7 +6,7 @@ import { once } from "node:events";
 import { hostname } from "node:os";
 import { readFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { AdmissionregistrationV1Api } from "@kubernetes/client-node";
+import { AdmissionregistrationV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { collaSetController } from "../controller/collaset/controller.ts";
@@ -22,6 +22,8 @@ import { kubeLeaseLock } from "../controller/runtime/lease-lock.ts";
 import { RuntimeMetrics } from "../controller/runtime/metrics.ts";
 import { SharedInformers } from "../controller/runtime/shared-informers.ts";
 import { stripManagedFields } from "../controller/runtime/strip-managed-fields.ts";
+import { subjectAccessReviewer, whoAmI } from "../kube/access-review.ts";
+import { isNotFound } from "../kube/errors.ts";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import { loadKubeConfig } from "../kube/kubeconfig.ts";
 import type { ControllerRevision, Pod } from "../kube/objects.ts";
@@ -32,10 +34,13 @@ import { admissionHandlers } from "../webhook/admission-handlers.ts";
 import { cachedDecorationSource } from "../webhook/decoration-source.ts";
 import { createMetricsServer } from "../webhook/metrics-server.ts";
 import { createWebhookMetrics } from "../webhook/metrics.ts";
-import { createWebhookServer } from "../webhook/server.ts";
-import { createWebhookCertificateAuthority, fileCertificates, selfSignedCertificates, type ServingCertificates } from "../webhook/serving-certificates.ts";
+import { trustUsernames } from "../webhook/requester-trust.ts";
+import { startHealthServer } from "../webhook/health-server.ts";
+import { createWebhookServer, type Readiness } from "../webhook/server.ts";
+import { createWebhookCertificateAuthority, fileCertificates, selfSignedCertificates, type SelfSignedCertificates, type ServingCertificates } from "../webhook/serving-certificates.ts";
 import { sharedCertificateAuthority } from "../webhook/shared-ca.ts";
-import { applyWebhookConfigurations, patchCaBundles } from "../webhook/webhook-configuration.ts";
+import { applyWebhookConfigurations, createWebhookConfiguration, webhookConfigurationName, webhookConfigurationStore, type WebhookConfigurationOptions } from "../webhook/webhook-configuration.ts";
+import { keepWebhookTrust, type ConfigurationKind, type WebhookTrustOptions } from "../webhook/webhook-trust.ts";
 import type { Command } from "./command.ts";
 import { parseServeOptions, type ServeOptions } from "./serve-options.ts";
 
@@ -66,17 +71,36 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
   const revisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: POD_DECORATION_NAME_LABEL });
 
   const certificates = await servingCertificates(options, client, logger, signal);
+  const caFilePem = "certFile" in options.tls && options.tls.caFile !== undefined ? await readFile(options.tls.caFile, "utf8") : undefined;
+  const controllerUsernames = await controllerIdentity(options, config, logger, signal);
   let synced = false;
+  const readiness = (): Readiness => (synced ? { ready: true } : { ready: false, reason: "informer caches have not synced" });
   const app = await createWebhookServer({
     logger,
     metrics: createWebhookMetrics(registry),
     certificates,
-    readiness: () => (synced ? { ready: true } : { ready: false, reason: "informer caches have not synced" }),
-    handlers: admissionHandlers({ source: cachedDecorationSource(decorations.cache, revisions.cache), onDecorationError: options.onDecorationError }),
+    readiness: () => readiness(),
+    handlers: admissionHandlers({
+      source: cachedDecorationSource(decorations.cache, revisions.cache),
+      onDecorationError: options.onDecorationError,
+      trustRequester: trustUsernames(controllerUsernames),
+      onInternalError: (error) => logger.error({ err: error, webhook: "mutate-pods" }, "decorating a pod failed; it was admitted undecorated"),
+    }, {
+      reviewAccess: subjectAccessReviewer(config),
+      namespaceLabels: async (namespace) => {
+        try {
+          return (await client.core.namespaces.get(namespace)).metadata?.labels ?? {};
+        } catch (error) {
+          if (isNotFound(error)) return undefined;
+          throw error;
+        }
+      },
+    }),
   });
 
   informers.start(signal);
   await app.listen({ host: options.webhookHost, port: options.webhookPort });
+  const health = options.healthPort === 0 ? undefined : await startHealthServer({ host: options.webhookHost, port: options.healthPort, readiness });
   const metricsServer = options.metricsPort === 0 ? undefined : createMetricsServer(registry);
   if (metricsServer !== undefined) {
     metricsServer.listen(options.metricsPort, options.webhookHost);
@@ -85,20 +109,29 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
   logger.info({
     webhookPort: (app.server.address() as AddressInfo).port,
     metricsPort: metricsServer === undefined ? undefined : (metricsServer.address() as AddressInfo).port,
+    healthPort: health?.port,
   }, "listening");
 
+  const identity = `${hostname()}_${randomUUID()}`;
+  let trust: ReturnType<typeof keepWebhookTrust> | undefined;
   if (await informers.waitForSync(signal)) {
     synced = true;
     logger.info("caches synced; ready");
-    const admission = config.makeApiClient(AdmissionregistrationV1Api);
-    // The configurations may not exist yet (chart installing) or the API server may blip: retry.
-    // Controllers write objects our webhooks admit, so give the first publication a head start.
-    const published = untilDone(signal, logger, "publishing the webhook configurations", () => publishWebhookConfigurations(options, certificates, admission, logger));
+    // Controllers write objects our webhooks admit, so give the first publication a head start;
+    // the API server may blip or the chart's configurations may not exist yet: both are retried.
+    const published = (async () => {
+      if (options.webhookConfigUrl !== undefined) {
+        const admission = config.makeApiClient(AdmissionregistrationV1Api);
+        await untilDone(signal, logger, "publishing the webhook configurations", () => applyWebhookConfigurations(admission, urlConfiguration(options, certificates, caFilePem)));
+        logger.info({ url: options.webhookConfigUrl }, "webhook configurations point at this process");
+      }
+      trust = keepWebhookTrust(webhookTrustOptions(options, config, client, certificates, caFilePem, identity, logger), 10_000, signal);
+      certificates.onChange(() => trust?.wake());
+      await trust.firstPass;
+    })();
     await Promise.race([published, realClock.sleep(10_000, signal)]);
-    certificates.onChange(() => void untilDone(signal, logger, "publishing the renewed CA bundle", () => publishWebhookConfigurations(options, certificates, admission, logger)));
   }
 
-  const identity = `${hostname()}_${randomUUID()}`;
   // Registered once: leadership may be lost and won again in one process.
   const metrics = new RuntimeMetrics(registry);
   const controllers = (leadership: AbortSignal) => runControllers({ client, decorations, revisions, metrics, logger, identity }, leadership);
@@ -112,6 +145,8 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
   await closeWithin(app, 5_000, logger);
   await controllersDone;
   metricsServer?.close();
+  await health?.stop();
+  await trust?.done;
   certificates.stop();
   await informers.stopped();
   logger.info("stopped");
@@ -209,6 +244,18 @@ async function untilDone<T>(signal: AbortSignal, logger: Logger, what: string, a
   }
 }
 
+/**
+ * Whose revisions annotation on a new pod counts: this process's own identity (its CollaSet
+ * controller creates pods already rendered), unless given.
+ */
+async function controllerIdentity(options: ServeOptions, config: KubeConfig, logger: Logger, signal: AbortSignal): Promise<string[]> {
+  if (options.controllerUsernames.length > 0) return options.controllerUsernames;
+  const username = await untilDone(signal, logger, "asking the API server for this process's identity (SelfSubjectReview)", () => whoAmI(config));
+  if (username === undefined) throw new Error("stopped before this process's identity was known");
+  logger.info({ username }, "pod bookkeeping counts when the pod is created by this identity");
+  return [username];
+}
+
 async function servingCertificates(options: ServeOptions, client: KubeClient, logger: Logger, signal: AbortSignal): Promise<ServingCertificates> {
   const onError = (error: unknown) => logger.error({ err: error }, "serving certificate could not be renewed; keeping the current one");
   const { tls } = options;
@@ -222,18 +269,43 @@ async function servingCertificates(options: ServeOptions, client: KubeClient, lo
   return selfSignedCertificates({ hosts: tls.hosts, ca, onError });
 }
 
-async function publishWebhookConfigurations(options: ServeOptions, certificates: ServingCertificates, api: AdmissionregistrationV1Api, logger: Logger): Promise<void> {
-  const caBundlePem = certificates.caBundle() ?? ("certFile" in options.tls && options.tls.caFile !== undefined ? await readFile(options.tls.caFile, "utf8") : undefined);
-  if (options.webhookConfigUrl !== undefined) {
-    await applyWebhookConfigurations(api, {
-      target: { url: options.webhookConfigUrl },
-      caBundlePem: caBundlePem ?? "",
-      ownNamespace: options.namespace,
-      failurePolicy: options.failurePolicy,
-    });
-    logger.info({ url: options.webhookConfigUrl }, "webhook configurations point at this process");
-  } else if (caBundlePem !== undefined) {
-    await patchCaBundles(api, caBundlePem, options.webhookConfigName);
-    logger.info({ name: options.webhookConfigName }, "webhook configurations trust this process's CA");
-  }
+/** Outside a cluster: the configurations this process writes for its own URL. */
+function urlConfiguration(options: ServeOptions, certificates: ServingCertificates, caFilePem: string | undefined): WebhookConfigurationOptions {
+  return {
+    target: { url: options.webhookConfigUrl ?? "" },
+    caBundlePem: certificates.caBundle() ?? caFilePem ?? "",
+    ownNamespace: options.namespace,
+    failurePolicy: options.failurePolicy,
+  };
+}
+
+/** What keeps the API server trusting this process; see webhook-trust.ts. */
+function webhookTrustOptions(
+  options: ServeOptions,
+  config: KubeConfig,
+  client: KubeClient,
+  certificates: ServingCertificates,
+  caFilePem: string | undefined,
+  identity: string,
+  logger: Logger,
+): WebhookTrustOptions {
+  const admission = config.makeApiClient(AdmissionregistrationV1Api);
+  const { tls } = options;
+  return {
+    configurations: webhookConfigurationStore(admission),
+    configurationName: options.webhookConfigUrl === undefined ? options.webhookConfigName : webhookConfigurationName,
+    caBundle: () => certificates.caBundle() ?? caFilePem,
+    ...(options.webhookConfigUrl === undefined
+      ? {}
+      : {
+        recreate: (kind: ConfigurationKind) => createWebhookConfiguration(admission, kind, urlConfiguration(options, certificates, caFilePem)),
+        owns: (clientConfig: { url?: string }) => clientConfig.url?.startsWith(options.webhookConfigUrl!.replace(/\/+$/, "")) === true,
+      }),
+    // A shared CA lives in a Secret only in a cluster; outside one the process holds its own.
+    ...("selfSigned" in tls && options.webhookConfigUrl === undefined && "authority" in certificates
+      ? { caSecret: { secrets: client.core.secrets, namespace: options.namespace, name: tls.caSecret, certificates: certificates as SelfSignedCertificates } }
+      : {}),
+    events: new EventRecorder({ sink: client.core.events, component: "pod-decorator", instance: identity, logger }),
+    logger,
+  };
 }

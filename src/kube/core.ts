@@ -15,7 +15,7 @@ export interface CoreClient {
   pods: ResourceClient<Pod> & StatusClient<Pod>;
   events: ResourceClient<Event>;
   configMaps: ResourceClient<ConfigMap>;
-  secrets: Pick<ResourceClient<Secret>, "get" | "create">;
+  secrets: Pick<ResourceClient<Secret>, "get" | "create" | "replace">;
   namespaces: NamespaceClient;
 }
 

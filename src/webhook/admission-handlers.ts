@@ -1,14 +1,16 @@
 // The admission handlers `serve` mounts, by webhook name: defined once, so that what the
 // tests drive is exactly what the process serves.
+import { type PrivilegeChecks, withPrivilegeChecks } from "./decoration-privilege.ts";
 import { podMutation, type PodMutationOptions } from "./pod-mutation.ts";
 import { defaultCollaSets, defaultPodDecorations, validateCollaSets, validatePodDecorations } from "./resource-admission.ts";
 import type { AdmissionHandler, WebhookName } from "./server.ts";
 
-export function admissionHandlers(pods: PodMutationOptions): Record<WebhookName, AdmissionHandler> {
+/** Without `privilege` a PodDecoration is checked structurally only (tests, offline use). */
+export function admissionHandlers(pods: PodMutationOptions, privilege?: PrivilegeChecks): Record<WebhookName, AdmissionHandler> {
   return {
     "mutate-pods": podMutation(pods),
     "mutate-poddecorations": defaultPodDecorations,
-    "validate-poddecorations": validatePodDecorations,
+    "validate-poddecorations": privilege === undefined ? validatePodDecorations : withPrivilegeChecks(validatePodDecorations, privilege),
     "mutate-collasets": defaultCollaSets,
     "validate-collasets": validateCollaSets,
   };

@@ -2,6 +2,7 @@
 // handler sees it, and the responses handlers return.
 import Type, { type Static } from "typebox";
 import { Compile } from "typebox/compile";
+import type { UserInfo } from "./requester-trust.ts";
 
 const GroupVersionKind = Type.Object({ group: Type.String(), version: Type.String(), kind: Type.String() });
 
@@ -25,7 +26,9 @@ export const AdmissionReviewSchema = Type.Object({
   request: AdmissionRequestSchema,
 });
 
-export type AdmissionRequest = Static<typeof AdmissionRequestSchema> & {
+export type AdmissionRequest = Omit<Static<typeof AdmissionRequestSchema>, "userInfo"> & {
+  /** Who asked; its fields are checked where they are read. */
+  userInfo?: UserInfo;
   object?: Record<string, unknown> | null;
   oldObject?: Record<string, unknown> | null;
 };

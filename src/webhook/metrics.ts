@@ -2,7 +2,8 @@
 // plus the outcome of each admission decision.
 import { Counter, Histogram, type Registry } from "prom-client";
 
-export type WebhookResult = "injected" | "skipped" | "allowed" | "rejected" | "error";
+/** An admission decision, or why there was none: `throttled` (429 at the in-flight limits), `timeout` (the deadline passed). */
+export type WebhookResult = "injected" | "skipped" | "allowed" | "rejected" | "error" | "throttled" | "timeout";
 
 export interface WebhookMetrics {
   observe(webhook: string, code: number, result: WebhookResult, seconds: number): void;
@@ -24,7 +25,7 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
   });
   const results = new Counter({
     name: "pod_decorator_webhook_results_total",
-    help: "Admission decisions by webhook and result (injected, skipped, allowed, rejected, error).",
+    help: "Admission decisions by webhook and result (injected, skipped, allowed, rejected, error), or why none was made (throttled, timeout).",
     labelNames: ["webhook", "result"],
     registers: [registry],
   });

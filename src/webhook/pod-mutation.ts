@@ -1,61 +1,102 @@
 // The pod webhook: renders every matching PodDecoration into a pod being created
-// (DESIGN §3, §5). Reads caches only; a dry-run request is decorated the same way
-// because nothing here has side effects.
-import { formatFieldErrors } from "../api/field-errors.ts";
-import { validatePod, type Pod } from "../api/pod.ts";
+// (DESIGN §3, §5, §10). Reads caches only; a dry-run request is decorated the same way
+// because nothing here has side effects. It never refuses a pod because of the pod: the API
+// server validates pods, and every field the engine does not render into is carried through
+// untouched (the patch names only what changed). Only a decoration that cannot be rendered
+// can affect admission, and `onDecorationError` says how.
+import type { Pod } from "../api/pod.ts";
+import type { PodDecoration } from "../api/poddecoration.ts";
 import { decoratePod } from "../decoration/decorate.ts";
-import { REVISIONS_ANNOTATION } from "../decoration/recording.ts";
+import { podWithoutNullFields } from "../api/null-fields.ts";
+import { DecorationError } from "../decoration/decoration-error.ts";
+import { newPodRevisions, type DecorationSource } from "../decoration/updated-revisions.ts";
 import { allow, allowWithPatch, deny, type AdmissionRequest } from "./admission-review.ts";
 import { createJsonPatch } from "./json-patch.ts";
-import type { AdmissionHandler } from "./server.ts";
-import { newPodRevisions, type DecorationSource } from "../decoration/updated-revisions.ts";
+import { unrenderableReason } from "./renderable-pod.ts";
+import { hasRecording, recordingOf, requesterName, withoutRecording, type RequesterTrust } from "./requester-trust.ts";
+import type { AdmissionDecision, SynchronousAdmissionHandler } from "./server.ts";
 
 export interface PodMutationOptions {
   source: DecorationSource;
   /** `admit`: a pod whose decoration cannot be rendered is created undecorated, with a warning. */
   onDecorationError: "reject" | "admit";
+  /** Whether a request comes from the controller, whose bookkeeping on a pod is kept (DESIGN §5). */
+  trustRequester: RequesterTrust;
+  /** Told about a failure that is not a decoration's (a bug): the pod is admitted undecorated. */
+  onInternalError?: (error: unknown) => void;
 }
 
-export function podMutation(options: PodMutationOptions): AdmissionHandler {
+type Metadata = NonNullable<Pod["metadata"]>;
+
+export function podMutation(options: PodMutationOptions): SynchronousAdmissionHandler {
   // A new pod gets the revision its decoration's rollout gives it (DESIGN §5, newPodRevision).
   const revisionFor = newPodRevisions(options.source);
   return (request) => {
     if (!isPodCreate(request)) return { response: allow(request.uid), result: "allowed" };
-    const object = request.object;
-    const errors = validatePod(object);
-    if (errors.length > 0) {
-      const metadata: unknown = object?.metadata;
-      const name: unknown = typeof metadata === "object" && metadata !== null ? (metadata as { name?: unknown }).name : undefined;
-      return { response: deny(request.uid, 400, formatFieldErrors("Pod", typeof name === "string" ? name : undefined, errors).join("; ")), result: "rejected" };
-    }
-    const original = object as Pod;
-    // The revisions annotation means whoever created the pod (a CollaSet) already decided.
-    if (original.metadata?.annotations?.[REVISIONS_ANNOTATION] !== undefined) return { response: allow(request.uid), result: "skipped" };
+    const object = request.object as Record<string, unknown>;
+    const metadata = isObject(object.metadata) ? (object.metadata as Metadata) : undefined;
+    const trusted = options.trustRequester(request.userInfo);
+    // The CollaSet controller renders the pods it creates and records what it chose, possibly nothing.
+    if (trusted && recordingOf(metadata).annotation !== undefined) return { response: allow(request.uid), result: "skipped" };
 
     // A pod being created may not carry its namespace yet; the request does.
-    const namespace = request.namespace ?? original.metadata?.namespace ?? "default";
-    const pod: Pod = { ...original, metadata: { ...original.metadata, namespace } };
+    const namespace = request.namespace ?? (typeof metadata?.namespace === "string" ? metadata.namespace : undefined) ?? "default";
     const decorations = options.source.decorations(namespace);
-    if (decorations.length === 0) return { response: allow(request.uid), result: "skipped" };
+    const forged = !trusted && hasRecording(metadata);
+    if (decorations.length === 0 && !forged) return { response: allow(request.uid), result: "skipped" };
 
+    const unrenderable = unrenderableReason(object);
+    if (unrenderable !== undefined) {
+      return { response: allow(request.uid, [`pod-decorator: the pod was not decorated: ${unrenderable}`]), result: "skipped" };
+    }
+    const original = object as Pod;
+    const given: Metadata = { ...original.metadata, namespace };
+    const pod: Pod = { ...original, metadata: forged ? withoutRecording(given) : given };
+    return decorate(request, original, pod, decorations, forged);
+  };
+
+  function decorate(request: AdmissionRequest, original: Pod, pod: Pod, decorations: readonly PodDecoration[], forged: boolean): AdmissionDecision {
     let result;
     try {
       result = decoratePod(pod, decorations, revisionFor);
     } catch (error) {
-      const message = `pod-decorator: ${error instanceof Error ? error.message : String(error)}`;
+      if (!(error instanceof DecorationError)) {
+        // Not the decoration's fault, so not the pod's to pay for.
+        options.onInternalError?.(error);
+        return { response: allow(request.uid, [`pod-decorator: internal error, the pod was admitted undecorated: ${String(error)}`]), result: "error" };
+      }
+      const message = `pod-decorator: ${error.message}`;
       if (options.onDecorationError === "admit") return { response: allow(request.uid, [`${message}; the pod was admitted undecorated`]), result: "error" };
       return { response: deny(request.uid, 500, message), result: "error" };
     }
-    if (result.applied.length === 0) return { response: allow(request.uid, result.warnings), result: "skipped" };
     // The patch applies to the object the API server holds, not to the copy given a namespace.
     const rendered = original.metadata?.namespace === undefined ? withoutNamespace(result.pod) : result.pod;
-    return { response: allowWithPatch(request.uid, createJsonPatch(original, rendered), result.warnings), result: "injected" };
-  };
+    const warnings = [...result.warnings];
+    if (forged && !sameRecording(original.metadata, rendered.metadata)) {
+      warnings.unshift(
+        `pod-decorator: the pod's poddecoration.kusionstack.io/revisions annotation and pd-* labels were set by ${requesterName(request.userInfo)}, ` +
+          "not by pod-decorator's controller: they decide nothing and were replaced by what was rendered",
+      );
+    }
+    // The engine reads a null field as absent, as the API server does (DESIGN §10); comparing
+    // with the pod read the same way keeps every null that was sent out of the patch, untouched.
+    const patch = createJsonPatch(podWithoutNullFields(original), rendered);
+    if (patch.length === 0) return { response: allow(request.uid, warnings), result: "skipped" };
+    return { response: allowWithPatch(request.uid, patch, warnings), result: result.applied.length > 0 ? "injected" : "allowed" };
+  }
+}
+
+function sameRecording(before: Metadata | undefined, after: Metadata | undefined): boolean {
+  return JSON.stringify(recordingOf(before)) === JSON.stringify(recordingOf(after));
 }
 
 function withoutNamespace(pod: Pod): Pod {
   const { namespace: _namespace, ...metadata } = pod.metadata ?? {};
   return { ...pod, metadata };
+}
+
+function isObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isPodCreate(request: AdmissionRequest): boolean {

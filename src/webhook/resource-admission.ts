@@ -8,7 +8,7 @@ import { POD_DECORATION_KIND, defaultPodDecoration, validatePodDecoration, type 
 import { podDecorationDefaultingWarnings, podDecorationWarnings } from "../api/poddecoration-warnings.ts";
 import { allow, allowWithPatch, deny, type AdmissionRequest } from "./admission-review.ts";
 import { createJsonPatch } from "./json-patch.ts";
-import type { AdmissionHandler } from "./server.ts";
+import type { SynchronousAdmissionHandler } from "./server.ts";
 
 interface Kind<T> {
   kind: string;
@@ -43,7 +43,7 @@ function handles(request: AdmissionRequest, kind: string): boolean {
   );
 }
 
-function defaulting<T>(kind: Kind<T>): AdmissionHandler {
+function defaulting<T>(kind: Kind<T>): SynchronousAdmissionHandler {
   return (request) => {
     if (!handles(request, kind.kind)) return { response: allow(request.uid), result: "allowed" };
     // An invalid object is left as it is: the validating webhook explains what is wrong with it.
@@ -53,7 +53,7 @@ function defaulting<T>(kind: Kind<T>): AdmissionHandler {
   };
 }
 
-function validation<T>(kind: Kind<T>): AdmissionHandler {
+function validation<T>(kind: Kind<T>): SynchronousAdmissionHandler {
   return (request) => {
     if (!handles(request, kind.kind)) return { response: allow(request.uid), result: "allowed" };
     // An object on its way out must stay writable, or an invalid one could never lose its finalizer.

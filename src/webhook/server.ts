@@ -1,12 +1,14 @@
 // The HTTPS admission server: one route per admission webhook, health and readiness,
-// and nothing else. Handlers are synchronous functions of the AdmissionRequest (no API
-// calls on the hot path); the server owns parsing, errors, metrics and timeouts.
+// and nothing else. The pod handler is a synchronous function of the AdmissionRequest (no API
+// calls on the hot path); the server owns parsing, errors, metrics, limits and deadlines.
 import { STATUS_CODES } from "node:http";
 import helmet from "@fastify/helmet";
-import Fastify, { LogController } from "fastify";
+import type { IncomingMessage } from "node:http";
+import Fastify, { type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import type { Logger } from "pino";
 import { parseAdmissionReview, review, deny, type AdmissionRequest, type AdmissionResponse } from "./admission-review.ts";
-import { type BadBodyError, parseJsonBody } from "./json-body.ts";
+import { type Admission, AdmissionLimits, type AdmissionLimitsOptions } from "./admission-limits.ts";
+import { parseJsonBody } from "./json-body.ts";
 import type { WebhookMetrics, WebhookResult } from "./metrics.ts";
 import type { ServingCertificates } from "./serving-certificates.ts";
 
@@ -15,7 +17,11 @@ export interface AdmissionDecision {
   result: WebhookResult;
 }
 
-export type AdmissionHandler = (request: AdmissionRequest) => AdmissionDecision;
+/** Asynchronous where it asks the API server (PodDecoration admission's SubjectAccessReview). */
+export type AdmissionHandler = (request: AdmissionRequest) => AdmissionDecision | Promise<AdmissionDecision>;
+
+/** A handler that answers from memory alone, as the pod webhook does. */
+export type SynchronousAdmissionHandler = (request: AdmissionRequest) => AdmissionDecision;
 
 /** Paths the webhook configurations point at, by webhook name. */
 export const webhookPaths = {
@@ -40,36 +46,36 @@ export interface WebhookServerOptions {
   readiness: () => Readiness;
   /** Without certificates the server speaks plain HTTP (handler tests through inject()). */
   certificates?: ServingCertificates;
-  /** An AdmissionReview carries the object and the old object: allow two large pods. */
   bodyLimitBytes?: number;
-  handlerTimeoutMs?: number;
+  limits?: AdmissionLimitsOptions;
 }
 
-/** An AdmissionReview carries the object and the old object: two large pods fit. */
-export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+/** The API server's own limit on a request body (3 MiB): nothing larger can be admitted anyway. */
+export const DEFAULT_BODY_LIMIT_BYTES = 3 * 1024 * 1024;
 
 export type WebhookServer = Awaited<ReturnType<typeof createWebhookServer>>;
 
 export async function createWebhookServer(options: WebhookServerOptions) {
   const certificates = options.certificates;
+  const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const limits = new AdmissionLimits(options.limits);
+  const admissions = new WeakMap<IncomingMessage, Admission>();
   const app = Fastify({
     loggerInstance: options.logger,
     // One log line per admission request would cost more than the admission itself.
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
-    handlerTimeout: options.handlerTimeoutMs ?? 10_000,
+    bodyLimit,
+    // Whole requests (headers and body) that trickle in; admission requests have their own deadline.
     requestTimeout: 30_000,
     return503OnClosing: true,
     ...(certificates === undefined ? {} : { https: { ...toTls(certificates.current()), minVersion: "TLSv1.2" as const } }),
   });
   await app.register(helmet, { contentSecurityPolicy: false, global: true });
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
-    try {
-      done(null, parseJsonBody(body as string));
-    } catch (error) {
-      done(error as BadBodyError, undefined);
-    }
+  app.addContentTypeParser("application/json", { parseAs: "string" }, async (request: FastifyRequest, body: string | Buffer) => {
+    // A large body waits for its turn: parsing and answering it blocks the event loop.
+    await admissions.get(request.raw)?.turn();
+    return parseJsonBody(typeof body === "string" ? body : body.toString("utf8"));
   });
 
   if (certificates !== undefined) {
@@ -90,9 +96,41 @@ export async function createWebhookServer(options: WebhookServerOptions) {
   for (const [name, path] of Object.entries(webhookPaths) as [WebhookName, string][]) {
     const handler = options.handlers[name];
     if (handler === undefined) continue;
-    app.post(path, async (request, reply) => {
+    // Before the body is read: a request beyond the limits costs only its headers.
+    const admit = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       const started = process.hrtime.bigint();
       const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+      const declared = Number(request.headers["content-length"]);
+      const bytes = Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, bodyLimit) : bodyLimit;
+      const timeout = (request.query as Record<string, unknown>).timeout;
+      const admitted = limits.admit(bytes, typeof timeout === "string" ? timeout : undefined);
+      if ("refused" in admitted) {
+        options.metrics.observe(name, 429, "throttled", seconds());
+        void reply.code(429).header("retry-after", "1").header("connection", "close")
+          .send({ statusCode: 429, error: "Too Many Requests", message: `pod-decorator: ${admitted.refused}; retry after 1 s` });
+        return;
+      }
+      const { admission } = admitted;
+      admissions.set(request.raw, admission);
+      const deadline = setTimeout(() => {
+        if (reply.sent) return;
+        options.metrics.observe(name, 503, "timeout", seconds());
+        void reply.code(503).header("connection", "close")
+          .send({ statusCode: 503, error: "Service Unavailable", message: `pod-decorator: no answer within ${admission.deadlineMs} ms, the deadline below the API server's timeout` });
+      }, admission.deadlineMs);
+      const release = () => {
+        clearTimeout(deadline);
+        admission.release();
+      };
+      reply.raw.once("finish", release);
+      reply.raw.once("close", release);
+      done();
+    };
+    app.post(path, { onRequest: admit }, async (request, reply) => {
+      const started = process.hrtime.bigint();
+      const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+      // The deadline answered already.
+      if (reply.sent) return reply;
       // Before the caches have synced an answer could miss decorations: fail the call, so the
       // API server applies the configuration's failurePolicy instead of a wrong answer.
       const readiness = options.readiness();
@@ -107,13 +145,14 @@ export async function createWebhookServer(options: WebhookServerOptions) {
       }
       let decision: AdmissionDecision;
       try {
-        decision = handler(parsed.request);
+        decision = await handler(parsed.request);
       } catch (error) {
         // A bug in a handler is answered, logged and counted; it never takes the server down.
         const message = error instanceof Error ? error.message : String(error);
         options.logger.error({ webhook: name, uid: parsed.request.uid, err: error }, "admission handler failed");
         decision = { response: deny(parsed.request.uid, 500, `pod-decorator ${name}: internal error: ${message}`), result: "error" };
       }
+      if (reply.sent) return reply;
       options.metrics.observe(name, 200, decision.result, seconds());
       return reply.send(review(decision.response));
     });

@@ -93,16 +93,23 @@ export interface SelfSignedOptions {
   now?: () => Date;
 }
 
+/** Certificates this process issues from a CA it holds, which it can be told to change. */
+export interface SelfSignedCertificates extends ServingCertificates {
+  authority(): CertificateAuthority;
+  /** Signs with `ca` from now on: a serving certificate is issued from it at once. */
+  useAuthority(ca: CertificateAuthority): Promise<void>;
+}
+
 /**
  * A CA that lives as long as the process (or longer than any serving certificate it
  * signs) and a serving certificate renewed well before expiry; the CA bundle stays the
  * same across renewals, so the webhook configurations need patching only once.
  */
-export async function selfSignedCertificates(options: SelfSignedOptions): Promise<ServingCertificates> {
+export async function selfSignedCertificates(options: SelfSignedOptions): Promise<SelfSignedCertificates> {
   const now = options.now ?? (() => new Date());
   const onError = options.onError ?? (() => {});
   const certValidityDays = options.certValidityDays ?? 30;
-  const ca: CertificateAuthority = options.ca ?? (await createWebhookCertificateAuthority(options.caValidityDays, now()));
+  let ca: CertificateAuthority = options.ca ?? (await createWebhookCertificateAuthority(options.caValidityDays, now()));
   const issue = () =>
     issueCertificate(ca, {
       commonName: options.hosts[0] ?? "pod-decorator-webhook",
@@ -127,6 +134,11 @@ export async function selfSignedCertificates(options: SelfSignedOptions): Promis
     onChange: (listener) => void state.listeners.push(listener),
     renew,
     stop: () => clearInterval(timer),
+    authority: () => ca,
+    async useAuthority(next) {
+      ca = next;
+      await renew();
+    },
   };
 }
 

@@ -10,9 +10,12 @@ import type {
   AdmissionregistrationV1WebhookClientConfig as WebhookClientConfig,
 } from "@kubernetes/client-node";
 import { webhookPaths, type WebhookName } from "./server.ts";
+import type { ConfigurationKind, ConfigurationStore } from "./webhook-trust.ts";
 
 export const webhookConfigurationName = "pod-decorator";
 export const injectionLabel = "poddecoration.kusionstack.io/injection";
+/** The annotation the kubelet puts on a mirror pod (the API server's copy of a static pod). */
+export const mirrorPodAnnotation = "kubernetes.io/config.mirror";
 
 export interface WebhookConfigurationOptions {
   /** Either a base URL (https://127.0.0.1:PORT) or the in-cluster Service. */
@@ -20,11 +23,19 @@ export interface WebhookConfigurationOptions {
   caBundlePem: string;
   /** The controller's own namespace, never decorated. */
   ownNamespace?: string;
+  /** Namespaces whose pods are never sent to the pod webhook (default: kube-system, kube-public, kube-node-lease). */
+  excludedNamespaces?: readonly string[];
+  /** cert-manager's namespace, when it issues the serving certificate: never decorated either. */
+  certManagerNamespace?: string;
+  /** Labels that identify the controller's own pods (the chart's selector labels): never decorated. */
+  ownPodLabels?: Readonly<Record<string, string>>;
+  /** Only namespaces labelled poddecoration.kusionstack.io/injection=enabled are decorated. */
+  optIn?: boolean;
   failurePolicy?: "Fail" | "Ignore";
   timeoutSeconds?: number;
 }
 
-const systemNamespaces = ["kube-system", "kube-public", "kube-node-lease"];
+export const defaultExcludedNamespaces = ["kube-system", "kube-public", "kube-node-lease"] as const;
 
 function clientConfig(options: WebhookConfigurationOptions, webhook: WebhookName): WebhookClientConfig {
   const caBundle = Buffer.from(options.caBundlePem).toString("base64");
@@ -47,26 +58,55 @@ function kusionRule(resource: "poddecorations" | "collasets") {
   return { apiGroups: ["apps.kusionstack.io"], apiVersions: ["v1alpha1"], operations: ["CREATE", "UPDATE"], resources: [resource], scope: "Namespaced" };
 }
 
+/**
+ * Writes to a PodDecoration or CollaSet being deleted never reach the webhooks: removing a
+ * finalizer must work while no replica answers, or deleting one would hang (DESIGN §10).
+ */
+const notBeingDeleted = { name: "not-being-deleted", expression: "!has(object.metadata.deletionTimestamp)" };
+
+/** Which pods the pod webhook sees: see README, Operations, for why each exclusion is there. */
+function podScope(options: WebhookConfigurationOptions): Pick<V1MutatingWebhook, "namespaceSelector" | "matchConditions"> {
+  const excluded = [...new Set([
+    ...(options.excludedNamespaces ?? defaultExcludedNamespaces),
+    ...(options.ownNamespace === undefined ? [] : [options.ownNamespace]),
+    ...(options.certManagerNamespace === undefined ? [] : [options.certManagerNamespace]),
+  ])];
+  const ownPodLabels = Object.entries(options.ownPodLabels ?? {});
+  return {
+    namespaceSelector: {
+      matchExpressions: [
+        { key: "kubernetes.io/metadata.name", operator: "NotIn", values: excluded },
+        options.optIn === true ? { key: injectionLabel, operator: "In", values: ["enabled"] } : { key: injectionLabel, operator: "NotIn", values: ["disabled"] },
+      ],
+    },
+    matchConditions: [
+      { name: "not-a-mirror-pod", expression: `!has(object.metadata.annotations) || !('${mirrorPodAnnotation}' in object.metadata.annotations)` },
+      ...(ownPodLabels.length === 0
+        ? []
+        : [{
+          name: "not-pod-decorator-itself",
+          expression: `!has(object.metadata.labels) || !(${ownPodLabels.map(([key, value]) => `'${key}' in object.metadata.labels && object.metadata.labels['${key}'] == '${value}'`).join(" && ")})`,
+        }]),
+    ],
+  };
+}
+
 export function mutatingWebhookConfiguration(options: WebhookConfigurationOptions): V1MutatingWebhookConfiguration {
-  const excluded = [...systemNamespaces, ...(options.ownNamespace === undefined ? [] : [options.ownNamespace])];
   const webhooks: V1MutatingWebhook[] = [
     {
       name: "pods.pod-decorator.kusionstack.io",
       clientConfig: clientConfig(options, "mutate-pods"),
       rules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"], scope: "Namespaced" }],
-      namespaceSelector: {
-        matchExpressions: [
-          { key: "kubernetes.io/metadata.name", operator: "NotIn", values: excluded },
-          { key: injectionLabel, operator: "NotIn", values: ["disabled"] },
-        ],
-      },
-      reinvocationPolicy: "IfNeeded",
+      ...podScope(options),
+      // A re-invocation could not tell the bookkeeping this webhook wrote from a pod author's.
+      reinvocationPolicy: "Never",
       ...common(options),
     },
     {
       name: "poddecorations.pod-decorator.kusionstack.io",
       clientConfig: clientConfig(options, "mutate-poddecorations"),
       rules: [kusionRule("poddecorations")],
+      matchConditions: [notBeingDeleted],
       reinvocationPolicy: "Never",
       ...common(options),
     },
@@ -74,6 +114,7 @@ export function mutatingWebhookConfiguration(options: WebhookConfigurationOption
       name: "collasets.pod-decorator.kusionstack.io",
       clientConfig: clientConfig(options, "mutate-collasets"),
       rules: [kusionRule("collasets")],
+      matchConditions: [notBeingDeleted],
       reinvocationPolicy: "Never",
       ...common(options),
     },
@@ -83,8 +124,8 @@ export function mutatingWebhookConfiguration(options: WebhookConfigurationOption
 
 export function validatingWebhookConfiguration(options: WebhookConfigurationOptions): V1ValidatingWebhookConfiguration {
   const webhooks: V1ValidatingWebhook[] = [
-    { name: "poddecorations.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-poddecorations"), rules: [kusionRule("poddecorations")], ...common(options) },
-    { name: "collasets.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-collasets"), rules: [kusionRule("collasets")], ...common(options) },
+    { name: "poddecorations.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-poddecorations"), rules: [kusionRule("poddecorations")], matchConditions: [notBeingDeleted], ...common(options) },
+    { name: "collasets.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-collasets"), rules: [kusionRule("collasets")], matchConditions: [notBeingDeleted], ...common(options) },
   ];
   return { apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: { name: webhookConfigurationName }, webhooks };
 }
@@ -105,18 +146,18 @@ export async function applyWebhookConfigurations(api: AdmissionregistrationV1Api
   );
 }
 
-/**
- * Inside a cluster the chart owns the configurations; this process only sets the CA
- * bundle of each webhook (a JSON Patch per webhook, leaving every other field alone).
- */
-export async function patchCaBundles(api: AdmissionregistrationV1Api, caBundlePem: string, name = webhookConfigurationName): Promise<void> {
-  const caBundle = Buffer.from(caBundlePem).toString("base64");
-  const patchFor = (count: number) =>
-    Array.from({ length: count }, (_, index) => ({ op: "add", path: `/webhooks/${index}/clientConfig/caBundle`, value: caBundle }));
-  const mutating = await api.readMutatingWebhookConfiguration({ name });
-  await api.patchMutatingWebhookConfiguration({ name, body: patchFor(mutating.webhooks?.length ?? 0) });
-  const validating = await api.readValidatingWebhookConfiguration({ name });
-  await api.patchValidatingWebhookConfiguration({ name, body: patchFor(validating.webhooks?.length ?? 0) });
+/** Creates one of the two configurations (outside a cluster, when it went missing). */
+export async function createWebhookConfiguration(api: AdmissionregistrationV1Api, kind: ConfigurationKind, options: WebhookConfigurationOptions): Promise<void> {
+  if (kind === "MutatingWebhookConfiguration") await api.createMutatingWebhookConfiguration({ body: mutatingWebhookConfiguration(options) });
+  else await api.createValidatingWebhookConfiguration({ body: validatingWebhookConfiguration(options) });
+}
+
+/** Reading and JSON-patching either configuration by name (what webhook-trust.ts needs). */
+export function webhookConfigurationStore(api: AdmissionregistrationV1Api): ConfigurationStore {
+  return {
+    read: (kind, name) => (kind === "MutatingWebhookConfiguration" ? api.readMutatingWebhookConfiguration({ name }) : api.readValidatingWebhookConfiguration({ name })),
+    patch: (kind, name, body) => (kind === "MutatingWebhookConfiguration" ? api.patchMutatingWebhookConfiguration({ name, body: [...body] }) : api.patchValidatingWebhookConfiguration({ name, body: [...body] })),
+  };
 }
 
 function withVersion<T extends { metadata?: { resourceVersion?: string } }>(object: T, resourceVersion: string | undefined): T {

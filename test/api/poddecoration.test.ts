@@ -107,6 +107,24 @@ describe("validatePodDecoration", () => {
     }));
   });
 
+  it("refuses a template that writes pod-decorator's bookkeeping or the PodOpsLifecycle protocol, naming each key", () => {
+    const pd = minimal();
+    pd.spec.template!.metadata = [
+      { patchPolicy: "Overwrite", labels: { "poddecoration.kusionstack.io/pd-other": "x", "collaset.kusionstack.io/instance-id": "0", team: "a", "example.com/poddecoration.kusionstack.io": "fine" } },
+      { annotations: { "poddecoration.kusionstack.io/revisions": "[]", "prepare.podopslifecycle.kusionstack.io/1": "x", "kusionstack.io/control": "true", note: "fine" } },
+      { labels: { "controller-revision-hash": "abc", "kusionstack.io/other": "fine" } },
+    ];
+    const reason = "Forbidden: reserved for pod-decorator's bookkeeping and the PodOpsLifecycle protocol; a decoration may not write it";
+    expect(validatePodDecoration(pd).map((error) => formatFieldError("PodDecoration", pd.metadata.name, error))).toEqual([
+      `PodDecoration/sidecar: spec.template.metadata[0].labels[poddecoration.kusionstack.io/pd-other]: ${reason}`,
+      `PodDecoration/sidecar: spec.template.metadata[0].labels[collaset.kusionstack.io/instance-id]: ${reason}`,
+      `PodDecoration/sidecar: spec.template.metadata[1].annotations[poddecoration.kusionstack.io/revisions]: ${reason}`,
+      `PodDecoration/sidecar: spec.template.metadata[1].annotations[prepare.podopslifecycle.kusionstack.io/1]: ${reason}`,
+      `PodDecoration/sidecar: spec.template.metadata[1].annotations[kusionstack.io/control]: ${reason}`,
+      `PodDecoration/sidecar: spec.template.metadata[2].labels[controller-revision-hash]: ${reason}`,
+    ]);
+  });
+
   it("formats errors as Kind/name: field.path: reason", () => {
     const pd = minimal();
     pd.spec.historyLimit = -1;

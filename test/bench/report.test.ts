@@ -56,9 +56,11 @@ describe("evaluate", () => {
     expect(verdicts(section(98, 1000, 4.9))[1]).toBe("met (machine busy: load average 4.9 on 2 CPUs, latency includes waiting for a core)");
   });
 
-  it("covers exactly the seven DESIGN §9 keys of issue 8", () => {
+  it("covers exactly the seven DESIGN §9 keys of issue 8 and the flood of DESIGN §10 (issue 13)", () => {
     expect(metrics.map((metric) => metric.path)).toEqual([
-      "engine.renderMicros", "webhook.throughputRatio", "webhook.p99Ms", "webhook.rps", "controller.statusPassMs", "controller.cacheMiB", "rollout.ratio",
+      "engine.renderMicros", "webhook.throughputRatio", "webhook.p99Ms", "webhook.rps",
+      "flood.healthzP99Ms", "flood.peakRssMiB", "flood.crashes",
+      "controller.statusPassMs", "controller.cacheMiB", "rollout.ratio",
     ]);
   });
 });

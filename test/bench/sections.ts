@@ -17,6 +17,8 @@ export const sections: readonly BenchSection[] = [
   { key: "engine", title: "engine: render + patch", script: "render.ts", args: ["--json"] },
   // The servers it starts pin themselves to core 1; autocannon stays on core 0.
   { key: "webhook", title: "webhook: load (autocannon)", script: "webhook.ts", args: ["--json"], cpus: "0" },
+  // The server pins itself to core 1 (its health thread with it); the flood comes from core 0.
+  { key: "flood", title: "webhook: 12 concurrent 3 MiB bodies", script: "webhook-flood.ts", args: ["--json"], cpus: "0" },
   { key: "controller", title: "controller: status pass", script: "status-pass.ts" },
   { key: "controller", title: "controller: informer cache memory", script: "informer-memory.ts" },
   // Starts its own control plane (built on first use), serve and the node simulator.

@@ -54,6 +54,26 @@ export const metrics: readonly Metric[] = [
     caveat: starvedServer,
   },
   {
+    path: "flood.healthzP99Ms",
+    measures: "webhook under a flood: p99 of /healthz on the health port (the chart's probes; a new connection each time, every 100 ms) while 12 clients send 3 MiB pod AdmissionReviews back to back; server pinned to one core",
+    target: { kind: "below", value: 100, text: "< 100 ms" },
+    format: (value, section) =>
+      `${value} ms (max ${String(detail(section, ["healthz", "maxMs"]))} ms, ${String(detail(section, ["healthz", "failed"]))} failed of ${String(detail(section, ["healthz", "probes"]))}; ` +
+      `on the busy webhook port p99 ${String(detail(section, ["webhookPortHealthz", "p99Ms"]))} ms; flood answered ${JSON.stringify(detail(section, ["flood"]))})`,
+  },
+  {
+    path: "flood.peakRssMiB",
+    measures: "webhook under the same flood: the server process's peak resident memory (VmHWM)",
+    target: { kind: "below", value: 512, text: "< 512 MiB (the chart's memory limit)" },
+    format: (value) => `${value} MiB`,
+  },
+  {
+    path: "flood.crashes",
+    measures: "webhook under the same flood: times the server process exited",
+    target: { kind: "atMost", value: 0, text: "0" },
+    format: (value) => String(value),
+  },
+  {
     path: "controller.statusPassMs",
     measures: "controller: CPU ms (process.cpuUsage) of one full PodDecoration status pass over 10,000 pods and 100 decorations in one namespace; median of the steady passes",
     target: { kind: "below", value: 1000, text: "< 1 s CPU" },

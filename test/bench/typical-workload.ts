@@ -92,3 +92,21 @@ export function typicalDecorations(): PodDecoration[] {
     return decoration(index, matching, template);
   });
 }
+
+/** A pod CREATE as the API server sends it for a workload controller, as JSON text. */
+export function podAdmissionReview(pod: Pod, namespace: string = NAMESPACE): string {
+  return JSON.stringify({
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid: "8b2f6a9e-2d0c-4b7e-9f10-3c2a1d5e7f00",
+      kind: { group: "", version: "v1", kind: "Pod" },
+      resource: { group: "", version: "v1", resource: "pods" },
+      operation: "CREATE",
+      namespace,
+      userInfo: { username: "system:serviceaccount:kube-system:replicaset-controller", groups: ["system:serviceaccounts", "system:authenticated"] },
+      object: pod,
+      dryRun: false,
+    },
+  });
+}

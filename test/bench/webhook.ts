@@ -11,7 +11,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { percentile } from "./statistics.ts";
-import { typicalPod } from "./typical-workload.ts";
+import { podAdmissionReview, typicalPod } from "./typical-workload.ts";
 
 export interface LoadFigures {
   rps: number;
@@ -73,20 +73,7 @@ async function startServer(mode: "decorate" | "bare"): Promise<{ port: number; c
 }
 
 function body(): string {
-  return JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid: "8b2f6a9e-2d0c-4b7e-9f10-3c2a1d5e7f00",
-      kind: { group: "", version: "v1", kind: "Pod" },
-      resource: { group: "", version: "v1", resource: "pods" },
-      operation: "CREATE",
-      namespace: "bench",
-      userInfo: { username: "system:serviceaccount:kube-system:replicaset-controller" },
-      object: typicalPod(),
-      dryRun: false,
-    },
-  });
+  return podAdmissionReview(typicalPod());
 }
 
 const clockTicksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;

@@ -1,7 +1,7 @@
 // The golden render cases through the HTTP handler: the API server's view. For every case that
 // renders, the JSON Patch the pod webhook returns, applied to the pod, must give expected.yaml,
 // with the render's warnings in the response; a pod that already records its revisions is left
-// alone (DESIGN §5), and re-sending the decorated pod changes nothing.
+// alone when the controller creates it (DESIGN §5), and so is the decorated pod sent again by it.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,7 +18,10 @@ import { DEFAULT_NAMESPACE } from "../../src/decoration/selection.ts";
 import type { AdmissionReviewResponse } from "../../src/webhook/admission-review.ts";
 import { createWebhookMetrics } from "../../src/webhook/metrics.ts";
 import { podMutation } from "../../src/webhook/pod-mutation.ts";
+import { trustUsernames } from "../../src/webhook/requester-trust.ts";
 import { createWebhookServer } from "../../src/webhook/server.ts";
+
+const CONTROLLER = "system:serviceaccount:pod-decorator-system:pod-decorator";
 
 const ROOT = fileURLToPath(new URL("../fixtures/render/", import.meta.url));
 const cases = readdirSync(ROOT, { withFileTypes: true })
@@ -38,19 +41,20 @@ async function webhook(decorations: readonly PodDecoration[]) {
           revisionData: () => undefined,
         },
         onDecorationError: "reject",
+        trustRequester: trustUsernames([CONTROLLER]),
       }),
     },
   });
 }
 
-async function admit(app: Awaited<ReturnType<typeof webhook>>, pod: Pod): Promise<{ pod: Pod; response: AdmissionReviewResponse["response"] }> {
+async function admit(app: Awaited<ReturnType<typeof webhook>>, pod: Pod, username: string): Promise<{ pod: Pod; response: AdmissionReviewResponse["response"] }> {
   const reply = await app.inject({
     method: "POST",
     url: "/mutate-pods",
     payload: {
       apiVersion: "admission.k8s.io/v1",
       kind: "AdmissionReview",
-      request: { uid: "golden", kind: { group: "", version: "v1", kind: "Pod" }, operation: "CREATE", namespace: pod.metadata?.namespace ?? DEFAULT_NAMESPACE, object: pod },
+      request: { uid: "golden", kind: { group: "", version: "v1", kind: "Pod" }, operation: "CREATE", namespace: pod.metadata?.namespace ?? DEFAULT_NAMESPACE, object: pod, userInfo: { username } },
     },
   });
   expect(reply.statusCode).toBe(200);
@@ -71,9 +75,11 @@ describe("golden render cases through the pod webhook", () => {
     const pod = loadPod(readFileSync(join(dir, "pod.yaml"), "utf8"), "pod.yaml");
     const decorations = loadDecorations(readFileSync(join(dir, "decorations.yaml"), "utf8"), "decorations.yaml");
     const app = await webhook(decorations);
-    const first = await admit(app, pod);
+    // Decorated as any workload's pod is; one that records revisions as the controller's would be.
+    const recorded = pod.metadata?.annotations?.[REVISIONS_ANNOTATION] !== undefined;
+    const first = await admit(app, pod, recorded ? CONTROLLER : "system:serviceaccount:kube-system:replicaset-controller");
 
-    if (pod.metadata?.annotations?.[REVISIONS_ANNOTATION] !== undefined) {
+    if (recorded) {
       expect(first.response.patch).toBeUndefined();
       expect(first.pod).toEqual(pod);
     } else {
@@ -82,8 +88,8 @@ describe("golden render cases through the pod webhook", () => {
       expect((first.response.warnings ?? []).map((warning) => `Warning: ${warning}`)).toEqual(warnings);
     }
 
-    // Re-invocation: the decorated pod comes back unchanged.
-    const second = await admit(app, first.pod);
+    // The decorated pod again, from the controller: its bookkeeping settles it.
+    const second = await admit(app, first.pod, CONTROLLER);
     expect(second.response.patch).toBeUndefined();
     expect(second.pod).toEqual(first.pod);
     await app.close();

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { PodDecoration } from "../../src/api/poddecoration.ts";
 import type { AdmissionRequest } from "../../src/webhook/admission-review.ts";
 import { podMutation } from "../../src/webhook/pod-mutation.ts";
+import { trustNobody } from "../../src/webhook/requester-trust.ts";
 import type { DecorationSource } from "../../src/decoration/updated-revisions.ts";
 import { specRevision } from "../../src/revision/revision-data.ts";
 
@@ -26,7 +27,7 @@ const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "web", labels: { 
 const request: AdmissionRequest = { uid: "u1", kind: { group: "", version: "v1", kind: "Pod" }, operation: "CREATE", namespace: "team-a", object: pod };
 
 function sidecarImage(pd: PodDecoration): string | undefined {
-  const { response } = podMutation({ source: source(pd), onDecorationError: "reject" })(request);
+  const { response } = podMutation({ source: source(pd), onDecorationError: "reject", trustRequester: trustNobody })(request);
   if (response.patch === undefined) return undefined;
   const operations = JSON.parse(Buffer.from(response.patch, "base64").toString()) as jsonpatch.Operation[];
   const result = jsonpatch.applyPatch(structuredClone(pod), operations, true, false).newDocument as { spec: { containers: { name: string; image: string }[] } };
@@ -43,7 +44,7 @@ describe("a pod created during a partitioned rollout", () => {
   });
 
   it("gets nothing, with a warning, when the decoration has no current revision yet", () => {
-    const { response } = podMutation({ source: source(decoration({ updatedRevision: updated, matchedPods: 4, updatedPods: 3 })), onDecorationError: "reject" })(request);
+    const { response } = podMutation({ source: source(decoration({ updatedRevision: updated, matchedPods: 4, updatedPods: 3 })), onDecorationError: "reject", trustRequester: trustNobody })(request);
     expect(response.patch).toBeUndefined();
     expect(response.warnings).toEqual(["PodDecoration/logging: held back by its rollout, and it has no earlier revision to render; not applied"]);
   });

@@ -7,7 +7,9 @@ import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
-import { allowWithPatch } from "../../src/webhook/admission-review.ts";
+import { allow, allowWithPatch } from "../../src/webhook/admission-review.ts";
+import { podMutation } from "../../src/webhook/pod-mutation.ts";
+import { trustNobody } from "../../src/webhook/requester-trust.ts";
 import { createWebhookMetrics } from "../../src/webhook/metrics.ts";
 import { createWebhookServer, type AdmissionHandler, type WebhookServer } from "../../src/webhook/server.ts";
 import { createCertificateAuthority, issueCertificate } from "../../src/webhook/certificates.ts";
@@ -92,9 +94,71 @@ describe("the webhook server", () => {
   it("answers a body over the limit with 413", async () => {
     const { app } = await server(labelling);
     const review = podReview();
-    const huge = { ...review, request: { ...review.request, object: { metadata: { annotations: { big: "x".repeat(9 * 1024 * 1024) } } } } };
+    // The API server's own limit on a request: 3 MiB.
+    const huge = { ...review, request: { ...review.request, object: { metadata: { annotations: { big: "x".repeat(3 * 1024 * 1024) } } } } };
     const response = await app.inject({ method: "POST", url: "/mutate-pods", payload: huge });
     expect(response.statusCode).toBe(413);
+  });
+
+  it("answers a request beyond the in-flight limits with 429, Retry-After and a reason, before reading its body", async () => {
+    let unblock: () => void = () => undefined;
+    const blocked = new Promise<void>((resolve) => (unblock = resolve));
+    const registry = new Registry();
+    const app = await createWebhookServer({
+      logger,
+      metrics: createWebhookMetrics(registry),
+      readiness: () => ({ ready: true }),
+      handlers: { "mutate-pods": async (request) => (await blocked, { response: allow(request.uid), result: "allowed" }) },
+      limits: { maxInFlight: 1 },
+    });
+    servers.push(app);
+    const first = app.inject({ method: "POST", url: "/mutate-pods", payload: podReview() });
+    await new Promise((resume) => setTimeout(resume, 20));
+    const second = await app.inject({ method: "POST", url: "/mutate-pods", payload: podReview() });
+    expect(second.statusCode).toBe(429);
+    expect(second.headers["retry-after"]).toBe("1");
+    expect(second.json<{ message: string }>().message).toBe("pod-decorator: 1 admission requests are in flight (at most 1); retry after 1 s");
+    unblock();
+    expect((await first).statusCode).toBe(200);
+    // The slot is free again.
+    expect((await app.inject({ method: "POST", url: "/mutate-pods", payload: podReview() })).statusCode).toBe(200);
+    expect(await registry.metrics()).toContain('pod_decorator_webhook_results_total{webhook="mutate-pods",result="throttled"} 1');
+  });
+
+  it("answers 503 before the deadline the API server gives in its timeout parameter, so its failurePolicy applies", async () => {
+    const app = await createWebhookServer({
+      logger,
+      metrics: createWebhookMetrics(new Registry()),
+      readiness: () => ({ ready: true }),
+      handlers: { "mutate-pods": () => new Promise(() => undefined) },
+    });
+    servers.push(app);
+    const started = performance.now();
+    const response = await app.inject({ method: "POST", url: "/mutate-pods?timeout=1s", payload: podReview() });
+    const elapsed = performance.now() - started;
+    expect(response.statusCode).toBe(503);
+    expect(response.json<{ message: string }>().message).toBe("pod-decorator: no answer within 800 ms, the deadline below the API server's timeout");
+    expect(elapsed).toBeGreaterThanOrEqual(790);
+    expect(elapsed).toBeLessThan(1000);
+  });
+
+  it("leaves an integer JavaScript cannot hold exactly out of the patch, so the API server keeps it as sent", async () => {
+    const { app } = await server(podMutation({
+      source: { decorations: () => [{ apiVersion: "apps.kusionstack.io/v1alpha1", kind: "PodDecoration", metadata: { name: "proxy", namespace: "default" }, spec: { selector: {}, template: { containers: [{ name: "proxy", image: "proxy:1" }], tolerations: [{ key: "x", operator: "Exists" }] } } }], revisionData: () => undefined },
+      onDecorationError: "reject",
+      trustRequester: trustNobody,
+    }));
+    const text = JSON.stringify(podReview()).replace('"containers":[{"name":"app","image":"app:1"}]', '"containers":[{"name":"app","image":"app:1","livenessProbe":{"exec":{"command":["true"]},"terminationGracePeriodSeconds":9223372036854775807}}],"tolerations":[{"key":"a","operator":"Exists","effect":"NoExecute","tolerationSeconds":9223372036854775807}]');
+    const response = await app.inject({ method: "POST", url: "/mutate-pods", headers: { "content-type": "application/json" }, payload: text });
+    const patch = Buffer.from(response.json<{ response: { patch: string } }>().response.patch, "base64").toString();
+    // The app container moved one place and the toleration stayed: neither is in the patch.
+    expect(patch).not.toContain("922337203685477");
+    expect((JSON.parse(patch) as { op: string; path: string }[]).map(({ op, path }) => `${op} ${path}`)).toEqual([
+      "add /metadata/annotations",
+      "add /metadata/labels",
+      "add /spec/containers/0",
+      "add /spec/tolerations/1",
+    ]);
   });
 
   it("turns a handler exception into a denied AdmissionReview and counts it as an error", async () => {

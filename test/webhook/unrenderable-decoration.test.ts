@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { PodDecoration } from "../../src/api/poddecoration.ts";
 import type { AdmissionRequest } from "../../src/webhook/admission-review.ts";
 import { podMutation } from "../../src/webhook/pod-mutation.ts";
+import { trustNobody } from "../../src/webhook/requester-trust.ts";
 import type { DecorationSource } from "../../src/decoration/updated-revisions.ts";
 
 const decoration: PodDecoration = {
@@ -28,21 +29,21 @@ function request(volumes: unknown[]): AdmissionRequest {
 
 describe("a decoration that cannot be rendered into the pod", () => {
   it("is refused with the reason, under onDecorationError=reject", () => {
-    const { response, result } = podMutation({ source, onDecorationError: "reject" })(request([]));
+    const { response, result } = podMutation({ source, onDecorationError: "reject", trustRequester: trustNobody })(request([]));
     expect(result).toBe("error");
     expect(response.allowed).toBe(false);
     expect(response.status?.message).toMatch(/PodDecoration team-a\/certs: rendering revision \S+ into this pod would make a pod the API server refuses: spec\.containers\[app\]\.volumeMounts\[\/etc\/tls\]\.name: Not found: volume "tls"/);
   });
 
   it("leaves the pod undecorated, with a warning, under onDecorationError=admit", () => {
-    const { response } = podMutation({ source, onDecorationError: "admit" })(request([]));
+    const { response } = podMutation({ source, onDecorationError: "admit", trustRequester: trustNobody })(request([]));
     expect(response.allowed).toBe(true);
     expect(response.patch).toBeUndefined();
     expect(response.warnings).toEqual([expect.stringMatching(/volume "tls".*; the pod was admitted undecorated$/)]);
   });
 
   it("is rendered into a pod that provides the volume", () => {
-    const { response, result } = podMutation({ source, onDecorationError: "reject" })(request([{ name: "tls", secret: { secretName: "tls" } }]));
+    const { response, result } = podMutation({ source, onDecorationError: "reject", trustRequester: trustNobody })(request([{ name: "tls", secret: { secretName: "tls" } }]));
     expect(result).toBe("injected");
     expect(response.allowed).toBe(true);
   });

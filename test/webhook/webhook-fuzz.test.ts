@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeRequest, fuzzRequest, oversizedRequest, type FuzzRequest } from "./fuzz/admission-inputs.ts";
-import { answerProblems } from "./fuzz/answer-checks.ts";
+import { answerProblems, isPodCreate } from "./fuzz/answer-checks.ts";
 import { send } from "./fuzz/fuzz-client.ts";
 import type { FromServer, ToServer } from "./fuzz/webhook-under-fuzz.ts";
 
@@ -85,12 +85,17 @@ class ServerUnderFuzz {
 interface Tally {
   requests: number;
   byStatus: Map<number, number>;
+  /** By kind of input (the generator's `what`, without the mutation detail). */
+  byKind: Map<string, number>;
   patched: number;
   denied: number;
+  /** Pod CREATEs the pod webhook answered, and how many of them it refused (a decoration's failure only). */
+  podCreates: number;
+  podsRefused: number;
 }
 
 function tally(): Tally {
-  return { requests: 0, byStatus: new Map(), patched: 0, denied: 0 };
+  return { requests: 0, byStatus: new Map(), byKind: new Map(), patched: 0, denied: 0, podCreates: 0, podsRefused: 0 };
 }
 
 /** Sends a batch at once (concurrency on the shared pool) and checks every answer. */
@@ -109,8 +114,14 @@ async function sendBatch(server: ServerUnderFuzz, batch: readonly FuzzRequest[],
     const { answer } = outcome;
     counts.byStatus.set(answer.status, (counts.byStatus.get(answer.status) ?? 0) + 1);
     const text = answer.body.toString("utf8");
+    const kind = request.what.replace(/ \(.*\)$/, "");
+    counts.byKind.set(kind, (counts.byKind.get(kind) ?? 0) + 1);
     if (answer.status === 200 && text.includes('"patch":')) counts.patched++;
     if (answer.status === 200 && text.includes('"allowed":false')) counts.denied++;
+    if (answer.status === 200 && sentPodCreate(request)) {
+      counts.podCreates++;
+      if (text.includes('"allowed":false')) counts.podsRefused++;
+    }
     for (const problem of answerProblems(request, answer)) problems.push(`${problem} — ${describeRequest(request)}`);
   });
   if (server.exited !== undefined) problems.push(`the server exited (${JSON.stringify(server.exited)}):\n${server.log.slice(-20).join("\n")}`);
@@ -126,7 +137,19 @@ async function fuzz(server: ServerUnderFuzz, requests: fc.Arbitrary<FuzzRequest>
 
 function summary(counts: Tally): string {
   const statuses = [...counts.byStatus].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(" ");
-  return `${counts.requests} requests: ${statuses}; ${counts.patched} patched, ${counts.denied} denied`;
+  const kinds = [...counts.byKind].sort(([a], [b]) => a.localeCompare(b)).map(([kind, count]) => `${kind} ${count}`).join(", ");
+  return `${counts.requests} requests (${kinds}): ${statuses}; ${counts.patched} patched, ${counts.denied} denied; ` +
+    `${counts.podCreates} pod creates answered, ${counts.podsRefused} refused (each for a decoration that cannot be rendered; any other refusal fails the test)`;
+}
+
+function sentPodCreate(request: FuzzRequest): boolean {
+  if (!Buffer.isBuffer(request.body)) return false;
+  try {
+    const review = JSON.parse(request.body.toString("utf8")) as { request?: Record<string, unknown> };
+    return typeof review.request === "object" && review.request !== null && isPodCreate(request.path, review.request);
+  } catch {
+    return false;
+  }
 }
 
 describe("the webhook under fuzzing", () => {
@@ -154,6 +177,7 @@ describe("the webhook under fuzzing", () => {
     expect(counts.byStatus.get(400)).toBeGreaterThan(0);
     expect(counts.byStatus.get(404)).toBeGreaterThan(0);
     expect(counts.byStatus.get(415)).toBeGreaterThan(0);
+    expect(counts.podCreates).toBeGreaterThan(30);
   }, 60_000);
 
   it("answers bodies over the limit with 413 before their end, whether their length is announced or not", async () => {

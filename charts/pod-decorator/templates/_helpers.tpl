@@ -106,6 +106,16 @@ rules:
     scope: Namespaced
 {{- end -}}
 
+{{/*
+Writes to a PodDecoration or CollaSet being deleted never reach the webhooks: removing a
+finalizer must work while no replica answers, or deleting one would hang.
+*/}}
+{{- define "pod-decorator.notBeingDeleted" -}}
+matchConditions:
+  - name: not-being-deleted
+    expression: "!has(object.metadata.deletionTimestamp)"
+{{- end -}}
+
 {{- define "pod-decorator.webhookAnnotations" -}}
 {{- if eq .Values.certificates.mode "certManager" -}}
 annotations:

@@ -34,7 +34,9 @@ function andTerms(podTerm: NodeSelectorTerm, term: NodeSelectorTerm): NodeSelect
   const podFields = podTerm.matchFields ?? [];
   // An empty term matches no node; ANDed with anything it still must match none.
   if (podExpressions.length === 0 && podFields.length === 0) return cloneJson(podTerm);
-  const result: NodeSelectorTerm = {};
+  // The pod's term keeps whatever else it holds (fields of a newer Kubernetes).
+  const { matchExpressions: _expressions, matchFields: _fields, ...rest } = cloneJson(podTerm);
+  const result: NodeSelectorTerm = rest;
   const expressions = uniqueRequirements([...podExpressions, ...(term.matchExpressions ?? [])]);
   const fields = uniqueRequirements([...podFields, ...(term.matchFields ?? [])]);
   if (expressions.length > 0) result.matchExpressions = expressions;

@@ -7,7 +7,7 @@ import { REVISIONS_ANNOTATION } from "../../../src/decoration/recording.ts";
 import { DEFAULT_BODY_LIMIT_BYTES, webhookPaths } from "../../../src/webhook/server.ts";
 import { typicalPod } from "../../bench/typical-workload.ts";
 import { decorations as validDecorations, pod as validPod } from "../../decoration/arbitraries.ts";
-import { POD_NAMESPACES } from "./cached-decorations.ts";
+import { FUZZ_CONTROLLER, POD_NAMESPACES } from "./cached-decorations.ts";
 
 /** A body larger than the server's limit, produced while sending rather than held in memory. */
 export interface OversizedBody {
@@ -106,9 +106,17 @@ const collaSet: fc.Arbitrary<Json> = fc.record({
 const uid = fc.oneof(fc.uuid(), fc.string({ minLength: 1, maxLength: 40 }));
 const operation = fc.oneof({ arbitrary: fc.constant("CREATE"), weight: 6 }, { arbitrary: fc.constantFrom("UPDATE", "DELETE", "CONNECT"), weight: 2 });
 
+// Mostly a workload controller; sometimes pod-decorator's own controller, whose bookkeeping
+// counts; sometimes userInfo no API server would send.
+const userInfo = fc.oneof(
+  { arbitrary: fc.constant<Json>({ username: "system:serviceaccount:kube-system:replicaset-controller", groups: ["system:serviceaccounts", "system:authenticated"] }), weight: 6 },
+  { arbitrary: fc.constant<Json>({ username: FUZZ_CONTROLLER, groups: ["system:serviceaccounts", "system:authenticated"] }), weight: 2 },
+  { arbitrary: fc.constantFrom<Json>({}, { username: 7 }, { username: "" }, { groups: "system:masters" }, undefined), weight: 1 },
+);
+
 function review(kind: { group: string; version: string; kind: string }, resource: string, object: fc.Arbitrary<Json>): fc.Arbitrary<Json> {
-  return fc.record({ uid, namespace: fc.constantFrom(...POD_NAMESPACES), operation, object, dryRun: fc.boolean(), subResource: fc.constantFrom(undefined, undefined, undefined, "status") })
-    .map(({ uid, namespace, operation, object, dryRun, subResource }) => {
+  return fc.record({ uid, namespace: fc.constantFrom(...POD_NAMESPACES), operation, object, dryRun: fc.boolean(), subResource: fc.constantFrom(undefined, undefined, undefined, "status"), userInfo })
+    .map(({ uid, namespace, operation, object, dryRun, subResource, userInfo }) => {
       // The API server fills in the namespace before admission; a pod from a manifest may lack it.
       const withNamespace = object !== null && typeof object === "object" && "metadata" in object && typeof object.metadata === "object"
         ? { ...object, metadata: { ...object.metadata, namespace } }
@@ -124,7 +132,7 @@ function review(kind: { group: string; version: string; kind: string }, resource
           name: "obj",
           namespace,
           operation,
-          userInfo: { username: "fuzz", groups: ["system:authenticated"] },
+          ...(userInfo === undefined ? {} : { userInfo }),
           object: operation === "DELETE" ? null : withNamespace,
           oldObject: operation === "CREATE" ? null : withNamespace,
           dryRun,

@@ -56,7 +56,22 @@ function reviewProblems(request: FuzzRequest, answer: Answer): string[] {
   }
   if (response.patch !== undefined) problems.push(...patchProblems(response, sentRequest.object));
   if (response.allowed === false) problems.push(...denialProblems(request.path, response.status));
+  if (response.allowed === false && isPodCreate(request.path, sentRequest) && !isDecorationFailure(response.status)) {
+    problems.push(`a pod refused for something other than a decoration's failure: ${JSON.stringify(response.status).slice(0, 300)}`);
+  }
   return problems;
+}
+
+/** A pod CREATE sent to the pod webhook: never refused because of the pod (DESIGN §10). */
+export function isPodCreate(path: string, request: Record<string, unknown>): boolean {
+  const kind = request.kind;
+  return path.split("?")[0] === "/mutate-pods" && request.operation === "CREATE" && isObject(kind) && kind.group === "" && kind.kind === "Pod" &&
+    (request.subResource ?? "") === "" && request.object != null;
+}
+
+/** The one designed refusal of a pod: a matching decoration that cannot be rendered, named. */
+function isDecorationFailure(status: unknown): boolean {
+  return isObject(status) && typeof status.message === "string" && /^pod-decorator: PodDecoration [^/\s]+\/[^:\s]+: /.test(status.message);
 }
 
 function patchProblems(response: Record<string, unknown>, object: unknown): string[] {

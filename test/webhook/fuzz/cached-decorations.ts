@@ -9,6 +9,9 @@ import type { DecorationSource } from "../../../src/decoration/updated-revisions
 import { typicalDecorations } from "../../bench/typical-workload.ts";
 import { decorations as validDecorations } from "../../decoration/arbitraries.ts";
 
+/** The identity the fuzzed webhook trusts as its controller; generated requests use it sometimes. */
+export const FUZZ_CONTROLLER = "system:serviceaccount:pod-decorator-system:pod-decorator";
+
 /** Namespaces the generated pods are created in; "empty" has no decorations. */
 export const POD_NAMESPACES = ["bench", "shop", "legacy", "broken", "empty"] as const;
 

@@ -10,7 +10,8 @@ import { admissionHandlers } from "../../../src/webhook/admission-handlers.ts";
 import { createWebhookMetrics } from "../../../src/webhook/metrics.ts";
 import { createWebhookServer } from "../../../src/webhook/server.ts";
 import { selfSignedCertificates } from "../../../src/webhook/serving-certificates.ts";
-import { cachedDecorations } from "./cached-decorations.ts";
+import { trustUsernames } from "../../../src/webhook/requester-trust.ts";
+import { cachedDecorations, FUZZ_CONTROLLER } from "./cached-decorations.ts";
 
 export type ToServer = { type: "measure" } | { type: "stop" };
 
@@ -39,7 +40,7 @@ const app = await createWebhookServer({
   logger,
   metrics: createWebhookMetrics(new Registry()),
   readiness: () => ({ ready: true }),
-  handlers: admissionHandlers({ source: cachedDecorations(), onDecorationError: "reject" }),
+  handlers: admissionHandlers({ source: cachedDecorations(), onDecorationError: "reject", trustRequester: trustUsernames([FUZZ_CONTROLLER]), onInternalError: (error) => logger.error({ err: error }, "pod webhook failed") }),
   certificates,
 });
 await app.listen({ host: "127.0.0.1", port: 0 });

@@ -1,0 +1,50 @@
+// Requesters other than the run's cluster-admin: a ServiceAccount with exactly the rules a test
+// gives it, as a client and as a kubeconfig file, so that what the webhooks see in userInfo is
+// someone who is not pod-decorator's controller (serve runs as the cluster-admin).
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1PolicyRule } from "@kubernetes/client-node";
+import { kubeConfig } from "./cluster.ts";
+
+export interface Identity {
+  /** As the API server names it: system:serviceaccount:NS:NAME. */
+  username: string;
+  config: KubeConfig;
+  core: CoreV1Api;
+  custom: CustomObjectsApi;
+  /** For kubectl --kubeconfig. */
+  kubeconfigPath: string;
+}
+
+/** A ServiceAccount in `namespace` allowed `rules` there (a Role and RoleBinding), with a token. */
+export async function serviceAccountIdentity(namespace: string, name: string, rules: V1PolicyRule[]): Promise<Identity> {
+  const admin = kubeConfig();
+  const core = admin.makeApiClient(CoreV1Api);
+  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
+  await rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules } });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: { metadata: { name }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name }, subjects: [{ kind: "ServiceAccount", name, namespace }] },
+  });
+  const token = await core.createNamespacedServiceAccountToken({ namespace, name, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+  const cluster = admin.getCurrentCluster();
+  if (cluster === null || cluster.caData === undefined) throw new Error("the run's kubeconfig has no cluster with certificate-authority-data");
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: [{ name: "e2e", server: cluster.server, caData: cluster.caData }],
+    users: [{ name, token: token.status?.token ?? "" }],
+    contexts: [{ name, cluster: "e2e", user: name, namespace }],
+    currentContext: name,
+  });
+  const kubeconfigPath = join(await mkdtemp(join(tmpdir(), "pod-decorator-identity-")), "kubeconfig");
+  await writeFile(kubeconfigPath, config.exportConfig(), { mode: 0o600 });
+  return {
+    username: `system:serviceaccount:${namespace}:${name}`,
+    config,
+    core: config.makeApiClient(CoreV1Api),
+    custom: config.makeApiClient(CustomObjectsApi),
+    kubeconfigPath,
+  };
+}
