@@ -30,10 +30,11 @@ export default defineConfig({
       },
       {
         // The real control plane with one real node: kubelet, containerd, runc, CNI, kube-proxy.
-        // The rollout stories run here too, against the real kubelet (e2e/support/kubelet.ts).
+        // The rollout stories and the admission fault tests run here too, against the real kubelet
+        // (e2e/support/kubelet.ts).
         test: {
           name: "node",
-          include: ["e2e/on-node/**/*.test.ts", "e2e/collaset-rollout.test.ts", "e2e/reliability-*.test.ts"],
+          include: ["e2e/on-node/**/*.test.ts", "e2e/collaset-rollout.test.ts", "e2e/reliability-*.test.ts", "e2e/admission-*.test.ts"],
           globalSetup: ["e2e/support/node-global-setup.ts"],
           ...clusterTests,
           testTimeout: 240_000,

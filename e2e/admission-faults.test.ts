@@ -10,25 +10,25 @@ import { caSecret } from "../src/webhook/shared-ca.ts";
 import { applyWebhookConfigurations } from "../src/webhook/webhook-configuration.ts";
 import { clients, eventually, kubectl, test } from "./support/cluster.ts";
 import { apply, collaSetYaml, decorationYaml, expectConverged, INSTANCE_ID, readCollaSet, REVISIONS, TEMPLATE_REVISION, waitSettled } from "./support/collaset-world.ts";
-import { startNodeSimulator, type NodeSimulator } from "./support/node-simulator.ts";
+import { startKubelet, type Kubelet } from "./support/kubelet.ts";
 import { freePort, startOperator, troubleLines, type Operator } from "./support/operator.ts";
 import { admissionOf, blackHole, redirectWebhooks, waitForAdmission } from "./support/webhook-routes.ts";
 
-const v1 = ["log-shipper=fluent-bit:v1"];
+const v1 = ["log-shipper=e2e.local/sidecar:1"];
 const WEB = { app: "web" };
 const PROTECTION = "poddecoration.kusionstack.io/protection";
 const kusion = { group: "apps.kusionstack.io", version: "v1alpha1", plural: "poddecorations" };
 
-let simulator: NodeSimulator;
+let kubelet: Kubelet;
 beforeAll(async () => {
-  simulator = await startNodeSimulator({ config: clients().config, restartDelayMs: 200 });
+  kubelet = await startKubelet();
 });
 afterAll(async () => {
-  await simulator.stop();
+  await kubelet.stop();
 });
 
 function barePod(name: string) {
-  return { metadata: { name, labels: WEB }, spec: { containers: [{ name: "app", image: "nginx:1.27" }] } };
+  return { metadata: { name, labels: WEB }, spec: { containers: [{ name: "app", image: "e2e.local/app:1" }] } };
 }
 
 function containerNames(pod: { spec?: { containers: { name: string }[] } }): string[] {
@@ -129,7 +129,7 @@ describe("every replica down while pods are created, then back", () => {
             labels: { ...WEB, [INSTANCE_ID]: "2", [TEMPLATE_REVISION]: collaSet.status?.updatedRevision ?? "" },
             ownerReferences: [{ apiVersion: "apps.kusionstack.io/v1alpha1", kind: "CollaSet", name: "web", uid: collaSet.metadata.uid, controller: true, blockOwnerDeletion: true }],
           },
-          spec: { containers: [{ name: "app", image: "nginx:1.27", env: [{ name: "MODE", value: "blue" }] }] },
+          spec: { containers: [{ name: "app", image: "e2e.local/app:1", env: [{ name: "MODE", value: "blue" }] }] },
         },
       });
       const bare = await core.createNamespacedPod({ namespace, body: barePod("bare") });

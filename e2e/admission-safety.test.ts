@@ -15,7 +15,7 @@ import { serviceAccountIdentity } from "./support/identities.ts";
 import { startOperator, troubleLines, type Operator } from "./support/operator.ts";
 import { waitForAdmission } from "./support/webhook-routes.ts";
 
-const v1 = ["log-shipper=fluent-bit:v1"];
+const v1 = ["log-shipper=e2e.local/sidecar:1"];
 const WEB = { app: "web" };
 
 let operator: Operator;
@@ -43,7 +43,7 @@ describe("a pod from a newer API than this code knows", () => {
         "securityContext": {"supplementalGroupsPolicy": "Strict", "seccompProfile": {"type": "RuntimeDefault"}},
         "tolerations": [{"key": "maintenance", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 9223372036854775807}],
         "containers": [{
-          "name": "app", "image": "nginx:1.27",
+          "name": "app", "image": "e2e.local/app:1",
           "resizePolicy": [{"resourceName": "cpu", "restartPolicy": "NotRequired"}],
           "resources": {"requests": {"cpu": "100m"}},
           "livenessProbe": {"exec": {"command": ["true"]}, "terminationGracePeriodSeconds": 9007199254740993}
@@ -81,7 +81,7 @@ describe("the revisions annotation", () => {
       apiVersion: "v1",
       kind: "Pod",
       metadata: { name, labels: { app: "web", "poddecoration.kusionstack.io/pd-logging": "logging-forged" }, annotations: { [REVISIONS]: "[]" } },
-      spec: { containers: [{ name: "app", image: "nginx:1.27" }] },
+      spec: { containers: [{ name: "app", image: "e2e.local/app:1" }] },
     });
     const created = await kubectl(["create", `--kubeconfig=${author.kubeconfigPath}`, "-n", namespace, "-o", "json", "-f", "-"], forged("forged"));
     expect(created.code, created.stderr).toBe(0);
@@ -107,10 +107,10 @@ describe("writing a PodDecoration", () => {
     metadata: { name, namespace },
     spec: { selector: { matchLabels: WEB }, template: { containers: [sidecar] } },
   });
-  const privileged = (namespace: string) => decoration(namespace, "debugger", { name: "debugger", image: "busybox:1.36", securityContext: { privileged: true } });
+  const privileged = (namespace: string) => decoration(namespace, "debugger", { name: "debugger", image: "e2e.local/proxy:1", securityContext: { privileged: true } });
   const hardened = (namespace: string) => decoration(namespace, "logging", {
     name: "log-shipper",
-    image: "fluent-bit:v1",
+    image: "e2e.local/sidecar:1",
     securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ["ALL"] }, seccompProfile: { type: "RuntimeDefault" } },
   });
 
@@ -127,7 +127,7 @@ describe("writing a PodDecoration", () => {
       metadata: { name: "web-0", labels: WEB },
       spec: {
         securityContext: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: "RuntimeDefault" } },
-        containers: [{ name: "app", image: "nginx:1.27", securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } } }],
+        containers: [{ name: "app", image: "e2e.local/app:1", securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } } }],
       },
     };
     // Pod Security Admission, in the API server, checks the pod as decorated.
@@ -197,7 +197,7 @@ describe("a flood of 3 MiB AdmissionReviews at the webhook", () => {
     const pods: V1Pod[] = [];
     const creator = (async () => {
       for (let index = 0; Date.now() < until; index++) {
-        pods.push(await clients().core.createNamespacedPod({ namespace, body: { metadata: { name: `during-${index}`, labels: WEB }, spec: { containers: [{ name: "app", image: "nginx:1.27" }] } } }));
+        pods.push(await clients().core.createNamespacedPod({ namespace, body: { metadata: { name: `during-${index}`, labels: WEB }, spec: { containers: [{ name: "app", image: "e2e.local/app:1" }] } } }));
         await new Promise((resume) => setTimeout(resume, 500));
       }
     })();

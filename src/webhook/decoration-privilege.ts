@@ -27,12 +27,19 @@ export function withPrivilegeChecks(structural: SynchronousAdmissionHandler, che
     const name = pd.metadata.name ?? pd.metadata.generateName ?? request.name;
     const namespace = request.namespace ?? pd.metadata.namespace ?? "default";
     try {
-      return (await accessDecision(request, checks, name, namespace)) ?? (await standardsDecision(request, checks, pd, name, namespace));
+      const checked = (await accessDecision(request, checks, name, namespace)) ?? (await standardsDecision(request, checks, pd, name, namespace));
+      return withWarningsOf(decision, checked);
     } catch (error) {
       // Fail closed: a decoration whose writer could not be checked is not stored.
       return { response: deny(request.uid, 500, `${formatFieldError(POD_DECORATION_KIND, name, { path: "", reason: `could not be checked, try again: ${statusMessage(error)}` })}`), result: "error" };
     }
   };
+}
+
+/** The checks' decision, still carrying the structural validation's warnings. */
+function withWarningsOf(structural: AdmissionDecision, checked: AdmissionDecision): AdmissionDecision {
+  const warnings = [...(structural.response.warnings ?? []), ...(checked.response.warnings ?? [])];
+  return warnings.length === 0 ? checked : { ...checked, response: { ...checked.response, warnings } };
 }
 
 function changesSpec(request: AdmissionRequest): boolean {

@@ -78,6 +78,17 @@ describe("PodDecoration admission with privilege checks", () => {
     ]);
   });
 
+  it("keeps the validation's own warnings beside the checks' (a decoration without a selector)", async () => {
+    const object = decoration([privileged]);
+    const { selector: _selector, ...spec } = object.spec;
+    const decision = await world({ labels: { "pod-security.kubernetes.io/warn": "baseline" } }).handler(request({ object: { ...object, spec } }));
+    expect(decision.response.allowed).toBe(true);
+    expect(decision.response.warnings).toEqual([
+      expect.stringMatching(/^spec\.selector: not set, so this decoration selects no pod/),
+      expect.stringMatching(/^PodDecoration\/sidecar: spec\.template\.containers\[0\]\.securityContext\.privileged: pods in namespace shop would get a warning/),
+    ]);
+  });
+
   it("does not check an update that leaves the spec alone (the controller's finalizer), nor an invalid object twice", async () => {
     const { handler, asked } = world({ mayCreatePods: false, labels: { "pod-security.kubernetes.io/enforce": "restricted" } });
     const stored = decoration([privileged]);
