@@ -107,6 +107,7 @@ export function sidecarsOf(pod: Pod): string[] {
 
 interface CollaSetObject {
   metadata: { generation: number; uid: string };
+  spec: { replicas?: number };
   status?: {
     observedGeneration?: number;
     replicas?: number;
