@@ -17,6 +17,8 @@ import { waitForAdmission } from "./support/webhook-routes.ts";
 
 const v1 = ["log-shipper=e2e.local/sidecar:1"];
 const WEB = { app: "web" };
+/** The chart's liveness and readiness probes give up after timeoutSeconds: 3 (templates/deployment.yaml). */
+const PROBE_TIMEOUT_MS = 3000;
 
 let operator: Operator;
 beforeAll(async () => {
@@ -181,7 +183,7 @@ describe("a flood of 3 MiB AdmissionReviews at the webhook", () => {
       while (Date.now() < until) {
         const started = performance.now();
         const status = await new Promise<number>((done) => {
-          const call = plainRequest({ host: "127.0.0.1", port: operator.healthPort, path: "/healthz", agent: false, timeout: 3000 }, (response) => {
+          const call = plainRequest({ host: "127.0.0.1", port: operator.healthPort, path: "/healthz", agent: false, timeout: 2 * PROBE_TIMEOUT_MS }, (response) => {
             response.resume();
             response.once("end", () => done(response.statusCode ?? 0));
           });
@@ -208,7 +210,10 @@ describe("a flood of 3 MiB AdmissionReviews at the webhook", () => {
     // The limits engaged (429) and the flood was still served (200).
     expect(flood["200"]).toBeGreaterThan(0);
     expect(flood["429"]).toBeGreaterThan(0);
-    expect(Math.max(...probes)).toBeLessThan(1000);
+    // Every probe answered within the chart's probe timeout: the kubelet counts no failure, let
+    // alone restarts the pod or takes it out of the Service. (The time itself depends on the
+    // machine's load; `make bench`'s flood section measures it on a quiet core.)
+    expect(Math.max(...probes)).toBeLessThan(PROBE_TIMEOUT_MS);
     expect(operator.child.exitCode).toBeNull();
   });
 });
