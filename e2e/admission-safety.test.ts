@@ -41,6 +41,7 @@ describe("a pod from a newer API than this code knows", () => {
       "metadata": {"name": "${name}", "labels": {"app": "web"}},
       "spec": {
         "os": {"name": "linux"},
+        "automountServiceAccountToken": false,
         "schedulingGates": [{"name": "example.com/quota"}],
         "securityContext": {"supplementalGroupsPolicy": "Strict", "seccompProfile": {"type": "RuntimeDefault"}},
         "tolerations": [{"key": "maintenance", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 9223372036854775807}],
@@ -52,6 +53,8 @@ describe("a pod from a newer API than this code knows", () => {
         }]
       }
     }`;
+    // The manifest mounts no token: the volume's generated name differs from pod to pod where the
+    // ServiceAccount admission plugin runs (the real node's control plane).
     // The same pod where no decoration applies: what the API server itself keeps of it.
     const plainNamespace = `${namespace}-plain`;
     await clients().core.createNamespace({ body: { metadata: { name: plainNamespace } } });
