@@ -14,7 +14,7 @@ const COMMANDS: Readonly<Record<string, { run: Command; summary: string; usage: 
   // Loaded on use: the client library and server stack would slow every offline command.
   serve: { run: async (args, io) => (await import("./serve.ts")).serve(args, io), summary: "run the admission webhooks and the controllers", usage: serveUsage },
   render: { run: render, summary: "render PodDecorations into a pod offline", usage: RENDER_USAGE },
-  explain: { run: explain, summary: "show which PodDecorations apply to a pod, and why the others do not", usage: EXPLAIN_USAGE },
+  explain: { run: explain, summary: "show which PodDecorations apply to a pod and why the others do not (offline, or a pod or decoration in a cluster)", usage: EXPLAIN_USAGE },
   crds: { run: crds, summary: "print (or write) the CustomResourceDefinitions", usage: CRDS_USAGE },
 };
 

@@ -92,11 +92,39 @@ export interface PartitionOptions {
  */
 export function partitionTargets(pods: readonly RolloutPod[], updatedRevision: string, partition: number, options: PartitionOptions = {}): Map<string, string | undefined> {
   const targets = new Map<string, string | undefined>();
-  const newLast = options.newPods === "Current";
-  const ordered = [...pods].sort((a, b) => compareUpdateOrder(a, b, updatedRevision, newLast));
+  const ordered = updateOrder(pods, updatedRevision, options.newPods);
   const moving = Math.max(0, ordered.length - Math.max(0, partition));
   ordered.forEach((pod, index) => targets.set(pod.name, index < moving ? updatedRevision : keptBy(pod, options.currentRevision)));
   return targets;
+}
+
+/** The pods in the order a partition moves them: the first `length - partition` move. */
+export function updateOrder<T extends RolloutPod>(pods: readonly T[], updatedRevision: string, newPods: NewPodRevision = "Updated"): T[] {
+  const newLast = newPods === "Current";
+  return [...pods].sort((a, b) => compareUpdateOrder(a, b, updatedRevision, newLast));
+}
+
+/** Why a matched pod has the target it has: what `explain` reports, from the planner's own rules. */
+export type RolloutStanding =
+  | { target: string; held: undefined }
+  | { target: string | undefined; held: { by: "canary-selector" } }
+  | { target: string | undefined; held: { by: "partition"; partition: number; position: number; candidates: number } };
+
+/**
+ * The target of one matched pod (`podName`, which `pods` must hold) and, when it is held back
+ * from the updated revision, by what: outside the rollout's selector, or by the partition at a
+ * position (1-based, in update order) among the candidates.
+ */
+export function rolloutStanding(decoration: PodDecoration, updatedRevision: string, pods: readonly RolloutPod[], podName: string, currentRevision?: string): RolloutStanding {
+  const target = planRollout(decoration, updatedRevision, pods, currentRevision).get(podName);
+  if (target === updatedRevision) return { target, held: undefined };
+  const rollingUpdate = decoration.spec.updateStrategy?.rollingUpdate;
+  const selector = rollingUpdate?.selector;
+  const pod = pods.find((candidate) => candidate.name === podName);
+  if (selector !== undefined && pod !== undefined && !selectorMatches(selector, pod.labels)) return { target, held: { by: "canary-selector" } };
+  const candidates = selector === undefined ? pods : pods.filter((candidate) => selectorMatches(selector, candidate.labels));
+  const ordered = updateOrder(candidates, updatedRevision, newPodRevisionOf(decoration));
+  return { target, held: { by: "partition", partition: rollingUpdate?.partition ?? 0, position: ordered.findIndex((candidate) => candidate.name === podName) + 1, candidates: ordered.length } };
 }
 
 /** What a held-back pod carries: its own revision, or for a new pod the current one. */

@@ -1,6 +1,7 @@
 // Everything a controller process talks to the API server with, made once from a KubeConfig
 // and passed in (no module-level clients).
 import type { KubeConfig } from "@kubernetes/client-node";
+import { admissionClient, type AdmissionClient } from "./admission.ts";
 import { appsClient, type AppsClient } from "./apps.ts";
 import { coordinationClient, type CoordinationClient } from "./coordination.ts";
 import { coreClient, type CoreClient } from "./core.ts";
@@ -12,6 +13,7 @@ export interface KubeClient<PodDecoration extends KubeObject = KubeObject, Colla
   config: KubeConfig;
   core: CoreClient;
   apps: AppsClient;
+  admission: AdmissionClient;
   coordination: CoordinationClient;
   kusion: KusionClient<PodDecoration, CollaSet>;
   /** Raw JSON list and watch, for informers. */
@@ -25,6 +27,7 @@ export function createKubeClient<PodDecoration extends KubeObject = KubeObject, 
     config,
     core: coreClient(config),
     apps: appsClient(config),
+    admission: admissionClient(config),
     coordination: coordinationClient(config),
     kusion: kusionClient<PodDecoration, CollaSet>(config),
     rest: new RestTransport(config),

@@ -40,3 +40,31 @@ export function loadKubeConfig(options: KubeConfigOptions = {}): LoadedKubeConfi
   config.loadFromDefault();
   return { config, source: "default" };
 }
+
+export interface KubectlConfigOptions {
+  /** The --kubeconfig flag, when given. */
+  kubeconfig?: string | undefined;
+  /** The --context flag, when given. */
+  context?: string | undefined;
+}
+
+/**
+ * Where kubectl finds its cluster: the --kubeconfig flag, then the files of $KUBECONFIG merged,
+ * then ~/.kube/config, then the in-cluster service account; --context picks a context of it.
+ */
+export function loadKubectlConfig(options: KubectlConfigOptions = {}): KubeConfig {
+  const config = new KubeConfig();
+  if (options.kubeconfig !== undefined && options.kubeconfig !== "") config.loadFromFile(options.kubeconfig);
+  else config.loadFromDefault();
+  if (options.context !== undefined && options.context !== "") {
+    if (config.getContextObject(options.context) === null) throw new Error(`context ${JSON.stringify(options.context)} does not exist in the kubeconfig`);
+    config.setCurrentContext(options.context);
+  }
+  return config;
+}
+
+/** The namespace kubectl would use: the current context's, else `default`. */
+export function contextNamespace(config: KubeConfig): string {
+  const context = config.getContextObject(config.getCurrentContext());
+  return context?.namespace !== undefined && context.namespace !== "" ? context.namespace : "default";
+}

@@ -1,0 +1,183 @@
+// `pod-decorator explain pod NAME | poddecoration NAME` against a cluster: reads the pod or
+// decoration, its namespace's decorations and pods, the namespace's labels, the pod webhook's
+// configuration and render errors (status, Events), then prints the live explanation. Finds
+// its cluster as kubectl does (--kubeconfig, $KUBECONFIG, ~/.kube/config, in-cluster;
+// --context; -n, else the context's namespace).
+import { parseArgs } from "node:util";
+import type { Pod } from "../api/pod.ts";
+import type { PodDecoration } from "../api/poddecoration.ts";
+import type { LabelSelector } from "../api/label-selector.ts";
+import type { MutatingWebhookConfiguration } from "../kube/admission.ts";
+import { createKubeClient, type KubeClient } from "../kube/client.ts";
+import { isNotFound, statusMessage } from "../kube/errors.ts";
+import { contextNamespace, loadKubectlConfig } from "../kube/kubeconfig.ts";
+import type { Command } from "./command.ts";
+import { explainDecoration, explainPod, type ClusterView, type PodWebhook } from "./live-explanation.ts";
+import { formatDecorationReport, formatPodReport } from "./live-explanation-format.ts";
+import { EXPLAIN_USAGE as EXPLAIN_CLUSTER_USAGE } from "./explain-usage.ts";
+import { UsageError } from "./usage-error.ts";
+import { toYaml } from "./yaml-output.ts";
+
+
+const DEFAULT_WEBHOOK_CONFIGURATION = "pod-decorator";
+const OUTPUTS = ["text", "json", "yaml"] as const;
+
+type Client = KubeClient;
+
+interface Options {
+  kind: "pod" | "poddecoration";
+  name: string;
+  namespace: string | undefined;
+  kubeconfig: string | undefined;
+  context: string | undefined;
+  webhookConfiguration: string;
+  output: (typeof OUTPUTS)[number];
+}
+
+const KINDS: Readonly<Record<string, Options["kind"]>> = {
+  pod: "pod",
+  pods: "pod",
+  po: "pod",
+  poddecoration: "poddecoration",
+  poddecorations: "poddecoration",
+  pd: "poddecoration",
+};
+
+export function parseClusterArgs(args: readonly string[]): Options {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: {
+        namespace: { type: "string", short: "n" },
+        kubeconfig: { type: "string" },
+        context: { type: "string" },
+        "webhook-configuration": { type: "string", default: DEFAULT_WEBHOOK_CONFIGURATION },
+        output: { type: "string", short: "o", default: "text" },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError([error instanceof Error ? error.message : String(error), EXPLAIN_CLUSTER_USAGE]);
+  }
+  // `pod NAME` or `pod/NAME`, as kubectl takes them.
+  const positionals = parsed.positionals.flatMap((positional, index) => (index === 0 && positional.includes("/") ? positional.split("/", 2) : [positional]));
+  if (positionals.length !== 2) throw new UsageError(["expected a kind (pod or poddecoration) and a name", EXPLAIN_CLUSTER_USAGE]);
+  const [kindArg = "", name = ""] = positionals;
+  const kind = Object.hasOwn(KINDS, kindArg.toLowerCase()) ? KINDS[kindArg.toLowerCase()] : undefined;
+  if (kind === undefined) throw new UsageError([`unknown kind ${JSON.stringify(kindArg)}: pod or poddecoration (pd)`, EXPLAIN_CLUSTER_USAGE]);
+  const { values } = parsed;
+  const output = OUTPUTS.find((candidate) => candidate === values.output);
+  if (output === undefined) throw new UsageError([`-o ${values.output ?? ""}: supported values: ${OUTPUTS.join(", ")}`, EXPLAIN_CLUSTER_USAGE]);
+  return {
+    kind,
+    name,
+    namespace: values.namespace,
+    kubeconfig: values.kubeconfig,
+    context: values.context,
+    webhookConfiguration: values["webhook-configuration"] ?? DEFAULT_WEBHOOK_CONFIGURATION,
+    output,
+  };
+}
+
+export const explainCluster: Command = async (args, io) => {
+  const options = parseClusterArgs(args);
+  let config;
+  try {
+    config = loadKubectlConfig({ kubeconfig: options.kubeconfig, context: options.context });
+  } catch (error) {
+    throw new UsageError(`kubeconfig: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const namespace = options.namespace ?? contextNamespace(config);
+  const client: Client = createKubeClient(config);
+  const subject: object = await read<object>(() => (options.kind === "pod" ? client.core.pods.get(namespace, options.name) : client.kusion.podDecorations.get(namespace, options.name)), `${options.kind} ${namespace}/${options.name}`);
+  const view = await clusterView(client, namespace, options.webhookConfiguration);
+  const report = options.kind === "pod" ? explainPod(subject as Pod, view) : explainDecoration(subject as unknown as PodDecoration, view);
+  if (options.output === "json") io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+  else if (options.output === "yaml") io.stdout(toYaml(report));
+  else io.stdout(report.kind === "PodExplanation" ? formatPodReport(report) : formatDecorationReport(report));
+  return 0;
+};
+
+async function read<T>(get: () => Promise<T>, what: string): Promise<T> {
+  try {
+    return await get();
+  } catch (error) {
+    if (isNotFound(error)) throw new UsageError(`${what} not found`);
+    throw new UsageError(`reading ${what}: ${statusMessage(error)}`);
+  }
+}
+
+async function clusterView(client: Client, namespace: string, webhookConfiguration: string): Promise<ClusterView> {
+  const [namespaceObject, decorations, pods, webhook] = await Promise.all([
+    read(() => client.core.namespaces.get(namespace), `namespace ${namespace}`),
+    read(() => client.kusion.podDecorations.list(namespace), `poddecorations in ${namespace}`),
+    read(() => client.core.pods.list(namespace), `pods in ${namespace}`),
+    podWebhook(client, webhookConfiguration),
+  ]);
+  return {
+    namespaceLabels: namespaceObject.metadata?.labels ?? {},
+    decorations: decorations as unknown as PodDecoration[],
+    pods: pods as Pod[],
+    webhook,
+    renderErrors: await renderErrors(client, namespace, decorations as unknown as PodDecoration[]),
+  };
+}
+
+async function podWebhook(client: Client, name: string): Promise<ClusterView["webhook"]> {
+  let configuration: MutatingWebhookConfiguration;
+  try {
+    configuration = await client.admission.mutatingWebhookConfigurations.get(name);
+  } catch (error) {
+    if (isNotFound(error)) return { configuration: name, webhook: undefined };
+    return { unreadable: `MutatingWebhookConfiguration ${name} could not be read (${statusMessage(error)}); whether the webhook sees the pod is unknown` };
+  }
+  const webhook = (configuration.webhooks ?? []).find((candidate) =>
+    (candidate.rules ?? []).some((rule) =>
+      (rule.resources ?? []).some((resource) => resource === "pods" || resource === "*") &&
+      (rule.apiGroups ?? []).some((group) => group === "" || group === "*") &&
+      (rule.operations ?? []).some((operation) => operation === "CREATE" || operation === "*")));
+  const result: PodWebhook = {
+    configuration: name,
+    webhook: webhook === undefined
+      ? undefined
+      : {
+        name: webhook.name,
+        ...(webhook.namespaceSelector === undefined ? {} : { namespaceSelector: webhook.namespaceSelector as LabelSelector }),
+        ...(webhook.objectSelector === undefined ? {} : { objectSelector: webhook.objectSelector as LabelSelector }),
+        ...(webhook.matchConditions === undefined ? {} : { matchConditions: webhook.matchConditions }),
+      },
+  };
+  return result;
+}
+
+/**
+ * The last render error of each decoration: the TemplateValid condition when it is False,
+ * else the newest TemplateInvalid Event about the decoration's updated revision.
+ */
+async function renderErrors(client: Client, namespace: string, decorations: readonly PodDecoration[]): Promise<Map<string, string>> {
+  const errors = new Map<string, string>();
+  const events = await client.core.events
+    .list(namespace, { fieldSelector: "involvedObject.kind=PodDecoration,reason=TemplateInvalid" })
+    .catch(() => []);
+  for (const decoration of decorations) {
+    const name = decoration.metadata.name ?? "";
+    const condition = decoration.status?.conditions?.find((candidate) => candidate.type === "TemplateValid");
+    if (condition?.status === "False") {
+      errors.set(name, `TemplateValid is False (${condition.reason ?? ""}): ${condition.message ?? ""}`);
+      continue;
+    }
+    const revision = decoration.status?.updatedRevision;
+    const latest = events
+      .filter((event) => event.involvedObject.name === name && revision !== undefined && (event.message ?? "").startsWith(`revision ${revision}:`))
+      .sort((a, b) => eventTime(b) - eventTime(a))[0];
+    if (latest !== undefined) errors.set(name, `Event TemplateInvalid: ${latest.message ?? ""}`);
+  }
+  return errors;
+}
+
+function eventTime(event: { lastTimestamp?: string; eventTime?: string; metadata?: { creationTimestamp?: string } }): number {
+  const value = event.lastTimestamp ?? event.eventTime ?? event.metadata?.creationTimestamp;
+  return value === undefined ? 0 : Date.parse(value);
+}

@@ -1,0 +1,273 @@
+// The account `explain` gives of a live cluster (pure: the caller reads the objects): for a pod,
+// every decoration of its namespace, whether it matches, the revision the pod records, the one
+// it should have and why not; for a decoration, its pods grouped by that same state. Every
+// decision comes from the engine — selection and exclusivity (selectDecorations), matched pods
+// (isMatchedPod), targets and partition positions (rolloutStanding) — never a copy of it here.
+import type { Pod } from "../api/pod.ts";
+import type { PodDecoration } from "../api/poddecoration.ts";
+import type { LabelSelector } from "../api/label-selector.ts";
+import { collaSetOf } from "../controller/poddecoration/status.ts";
+import { podRevisions, recordedRevisions, type RecordedRevision } from "../decoration/recording.ts";
+import { isMatchedPod, isPodReady, rolloutStanding, type RolloutPod } from "../decoration/rollout.ts";
+import { type ExclusionReason, selectDecorations } from "../decoration/selection.ts";
+import { selectorMatches } from "../decoration/selector.ts";
+
+/** Where a pod stands with one decoration. */
+export type DecorationState =
+  /** Records the decoration's updated revision. */
+  | "updated"
+  /** Matches, and the rollout keeps it on what it has (partition, canary selector). */
+  | "held"
+  /** Records an older revision than the one it should have. */
+  | "outdated"
+  /** Matches and should have a revision, records none. */
+  | "missing"
+  /** Matches, but another decoration of its exclusive group wins. */
+  | "excluded"
+  /** The controller has stored no revision yet. */
+  | "pending"
+  /** Does not match and records nothing. */
+  | "not-matched"
+  /** Does not match (any more) but the pod still records a revision of it. */
+  | "stale";
+
+export const DECORATION_STATES: readonly DecorationState[] = ["updated", "held", "outdated", "missing", "excluded", "pending", "stale", "not-matched"];
+
+export type ReasonCode =
+  | Exclude<ExclusionReason, "already-applied">
+  | "pod-inactive"
+  | "canary-selector"
+  | "partition"
+  | "created-before"
+  | "admission-only"
+  | "rollout-in-progress"
+  | "not-admitted-by-webhook"
+  | "outside-webhook-scope"
+  | "render-error"
+  | "revision-pending";
+
+export interface Reason {
+  reason: ReasonCode;
+  /** One sentence for people. */
+  detail: string;
+}
+
+export interface DecorationVerdict {
+  name: string;
+  matches: boolean;
+  state: DecorationState;
+  /** The revision the pod records (its revisions annotation). */
+  podRevision?: string;
+  /** The revision the rollout says it should have (absent: none). */
+  targetRevision?: string;
+  updatedRevision?: string;
+  reasons: Reason[];
+}
+
+/** Whether the pod webhook is called for the pod, from the MutatingWebhookConfiguration. */
+export interface WebhookScope {
+  /** undefined when it could not be read. */
+  inScope: boolean | undefined;
+  detail: string;
+}
+
+export interface PodReport {
+  kind: "PodExplanation";
+  pod: { namespace: string; name: string; creationTimestamp?: string; owner?: string; updatedBy: "collaset-controller" | "admission-only" };
+  webhook: WebhookScope;
+  /** What the pod records; null when it has no revisions annotation (the webhook never decided on it). */
+  recorded: RecordedRevision[] | null;
+  decorations: DecorationVerdict[];
+  warnings: string[];
+}
+
+export interface DecorationPod extends Omit<DecorationVerdict, "name" | "updatedRevision"> {
+  pod: string;
+}
+
+export interface DecorationReport {
+  kind: "PodDecorationExplanation";
+  decoration: {
+    namespace: string;
+    name: string;
+    updatedRevision?: string;
+    currentRevision?: string;
+    partition?: number;
+    canarySelector?: LabelSelector;
+    renderError?: string;
+  };
+  /** Pods that match or record the decoration, by state; states without pods are left out. */
+  pods: Partial<Record<DecorationState, DecorationPod[]>>;
+}
+
+/** What `explain` reads from the cluster for one namespace. */
+export interface ClusterView {
+  namespaceLabels: Readonly<Record<string, string>>;
+  decorations: readonly PodDecoration[];
+  pods: readonly Pod[];
+  /** The pod webhook's scope in the MutatingWebhookConfiguration, or why it is unknown. */
+  webhook: PodWebhook | { unreadable: string };
+  /** Decoration name → the last render error recorded (status condition or Event). */
+  renderErrors: ReadonlyMap<string, string>;
+}
+
+export interface PodWebhook {
+  configuration: string;
+  /** undefined: the configuration has no webhook for pods. */
+  webhook: { name?: string; namespaceSelector?: LabelSelector; objectSelector?: LabelSelector; matchConditions?: readonly { name?: string }[] } | undefined;
+}
+
+const nameOf = (object: { metadata?: { name?: string } }): string => object.metadata?.name ?? "";
+
+export function explainPod(pod: Pod, view: ClusterView): PodReport {
+  const owner = pod.metadata?.ownerReferences?.find((reference) => reference.controller === true);
+  const collaSet = collaSetOf(pod) !== undefined;
+  const webhook = webhookScope(view, pod);
+  const selection = selectDecorations(pod, view.decorations);
+  const recorded = podRevisions(pod);
+  return {
+    kind: "PodExplanation",
+    pod: {
+      namespace: pod.metadata?.namespace ?? "",
+      name: nameOf(pod),
+      ...(pod.metadata?.creationTimestamp == null ? {} : { creationTimestamp: pod.metadata.creationTimestamp }),
+      ...(owner === undefined ? {} : { owner: `${owner.kind}/${owner.name}` }),
+      updatedBy: collaSet ? "collaset-controller" : "admission-only",
+    },
+    webhook,
+    recorded: recordedRevisions(pod) === null ? null : recorded.revisions,
+    decorations: view.decorations.map((decoration) => verdictFor(pod, decoration, view, selection, webhook)),
+    warnings: recorded.warnings,
+  };
+}
+
+export function explainDecoration(decoration: PodDecoration, view: ClusterView): DecorationReport {
+  const pods: Partial<Record<DecorationState, DecorationPod[]>> = {};
+  const rollingUpdate = decoration.spec.updateStrategy?.rollingUpdate;
+  for (const pod of [...view.pods].sort((a, b) => compareNames(nameOf(a), nameOf(b)))) {
+    const verdict = verdictFor(pod, decoration, view, selectDecorations(pod, view.decorations), webhookScope(view, pod));
+    if (verdict.state === "not-matched") continue;
+    const { name: _name, updatedRevision: _updated, ...rest } = verdict;
+    (pods[verdict.state] ??= []).push({ pod: nameOf(pod), ...rest });
+  }
+  const renderError = view.renderErrors.get(nameOf(decoration));
+  return {
+    kind: "PodDecorationExplanation",
+    decoration: {
+      namespace: decoration.metadata.namespace ?? "",
+      name: nameOf(decoration),
+      ...(decoration.status?.updatedRevision === undefined ? {} : { updatedRevision: decoration.status.updatedRevision }),
+      ...(decoration.status?.currentRevision === undefined ? {} : { currentRevision: decoration.status.currentRevision }),
+      ...(rollingUpdate?.partition === undefined ? {} : { partition: rollingUpdate.partition }),
+      ...(rollingUpdate?.selector === undefined ? {} : { canarySelector: rollingUpdate.selector }),
+      ...(renderError === undefined ? {} : { renderError }),
+    },
+    pods,
+  };
+}
+
+function verdictFor(pod: Pod, decoration: PodDecoration, view: ClusterView, selection: ReturnType<typeof selectDecorations>, webhook: WebhookScope): DecorationVerdict {
+  const name = nameOf(decoration);
+  const podRevision = recordedRevisions(pod)?.get(name);
+  const updatedRevision = decoration.status?.updatedRevision;
+  const base = { name, ...(podRevision === undefined ? {} : { podRevision }), ...(updatedRevision === undefined ? {} : { updatedRevision }) };
+  const exclusion = selection.excluded.find((candidate) => candidate.decoration === decoration);
+  const renderError = view.renderErrors.get(name);
+  const renderReasons: Reason[] = renderError === undefined ? [] : [{ reason: "render-error", detail: renderError }];
+
+  if (exclusion !== undefined && exclusion.reason !== "group" && exclusion.reason !== "already-applied") {
+    const reasons: Reason[] = [{ reason: exclusion.reason, detail: exclusion.detail }];
+    if (podRevision === undefined) return { ...base, matches: false, state: "not-matched", reasons };
+    return { ...base, matches: false, state: "stale", reasons: [...reasons, { reason: "admission-only", detail: `the pod still records revision ${podRevision}; nothing removes a decoration from a pod that stops matching` }] };
+  }
+  // Selected, but a terminal or terminating pod is not part of any rollout.
+  if (!isMatchedPod(decoration, pod)) {
+    return { ...base, matches: true, state: podRevision === undefined ? "not-matched" : "stale", reasons: [{ reason: "pod-inactive", detail: `the pod is ${pod.metadata?.deletionTimestamp == null ? `in phase ${pod.status?.phase ?? ""}` : "being deleted"}; rollouts leave it alone` }] };
+  }
+  // "already-applied" without a record of this decoration: another member of its group is settled on the pod.
+  if (exclusion !== undefined && podRevision === undefined) {
+    return { ...base, matches: true, state: "excluded", reasons: [{ reason: "group", detail: exclusion.detail }] };
+  }
+  if (updatedRevision === undefined) {
+    return { ...base, matches: true, state: "pending", reasons: [{ reason: "revision-pending", detail: "the controller has stored no revision yet (status.updatedRevision is empty)" }, ...renderReasons] };
+  }
+
+  const rolloutPods: RolloutPod[] = view.pods
+    .filter((candidate) => isMatchedPod(decoration, candidate))
+    .map((candidate) => ({ name: nameOf(candidate), labels: candidate.metadata?.labels ?? {}, ready: isPodReady(candidate), current: recordedRevisions(candidate)?.get(name) }));
+  const standing = rolloutStanding(decoration, updatedRevision, rolloutPods, nameOf(pod), decoration.status?.currentRevision);
+  const target = standing.target;
+  const verdict = { ...base, ...(target === undefined ? {} : { targetRevision: target }), matches: true };
+  const heldReasons: Reason[] = standing.held === undefined
+    ? []
+    : standing.held.by === "canary-selector"
+      ? [{ reason: "canary-selector", detail: `outside the rollout's selector ${JSON.stringify(decoration.spec.updateStrategy?.rollingUpdate?.selector)}: the pod keeps what it has` }]
+      : [{
+        reason: "partition",
+        detail: `held by partition ${standing.held.partition}: position ${standing.held.position} of ${standing.held.candidates} in update order, and only the first ${Math.max(0, standing.held.candidates - standing.held.partition)} move`,
+      }];
+
+  if (podRevision === target) {
+    if (podRevision === updatedRevision) return { ...verdict, state: "updated", reasons: [] };
+    return { ...verdict, state: "held", reasons: heldReasons };
+  }
+  const collaSet = collaSetOf(pod);
+  if (podRevision !== undefined) {
+    const why: Reason = collaSet !== undefined
+      ? { reason: "rollout-in-progress", detail: `CollaSet ${collaSet}'s controller moves the pod to ${target ?? "no revision"} (at most maxUnavailable pods at a time)` }
+      : { reason: "admission-only", detail: `the pod got ${podRevision} at admission; pods not owned by a CollaSet get a new revision only when they are recreated` };
+    return { ...verdict, state: "outdated", reasons: [why, ...renderReasons] };
+  }
+  return { ...verdict, state: "missing", reasons: [...missingReasons(pod, decoration, webhook, collaSet), ...renderReasons] };
+}
+
+/** Why a matching pod records nothing of a decoration that has a revision for it. */
+function missingReasons(pod: Pod, decoration: PodDecoration, webhook: WebhookScope, collaSet: string | undefined): Reason[] {
+  const reasons: Reason[] = [];
+  const podCreated = timestamp(pod.metadata?.creationTimestamp);
+  const decorationCreated = timestamp(decoration.metadata.creationTimestamp);
+  if (podCreated !== undefined && decorationCreated !== undefined && podCreated < decorationCreated) {
+    reasons.push({
+      reason: "created-before",
+      detail: `the pod was created at ${pod.metadata?.creationTimestamp ?? ""}, before the decoration (${decoration.metadata.creationTimestamp ?? ""})${collaSet === undefined ? "; pods not owned by a CollaSet are decorated only at admission" : ""}`,
+    });
+  }
+  if (webhook.inScope === false) reasons.push({ reason: "outside-webhook-scope", detail: webhook.detail });
+  else if (recordedRevisions(pod) === null && reasons.length === 0) {
+    reasons.push({ reason: "not-admitted-by-webhook", detail: "the pod has no revisions annotation: the webhook did not decorate it at admission (bypassed, or it failed and the pod was admitted undecorated)" });
+  }
+  else if (reasons.length === 0) {
+    reasons.push({ reason: "not-admitted-by-webhook", detail: "the pod records other decorations but not this one: at admission it did not match, or no revision of it was known" });
+  }
+  if (collaSet !== undefined) reasons.push({ reason: "rollout-in-progress", detail: `CollaSet ${collaSet}'s controller adds it (at most maxUnavailable pods at a time)` });
+  return reasons;
+}
+
+/** Whether the API server calls the pod webhook for this pod, as far as selectors tell. */
+export function webhookScope(view: Pick<ClusterView, "webhook" | "namespaceLabels">, pod: Pod): WebhookScope {
+  if ("unreadable" in view.webhook) return { inScope: undefined, detail: view.webhook.unreadable };
+  const { configuration, webhook } = view.webhook;
+  if (webhook === undefined) return { inScope: false, detail: `MutatingWebhookConfiguration ${configuration} has no webhook for pods` };
+  const namespace = pod.metadata?.namespace ?? "";
+  if (webhook.namespaceSelector !== undefined && !selectorMatches(webhook.namespaceSelector, view.namespaceLabels)) {
+    return { inScope: false, detail: `namespace ${namespace} is outside the webhook's scope: its labels ${JSON.stringify(view.namespaceLabels)} do not match the namespaceSelector ${JSON.stringify(webhook.namespaceSelector)} of ${configuration}` };
+  }
+  if (webhook.objectSelector !== undefined && !selectorMatches(webhook.objectSelector, pod.metadata?.labels ?? {})) {
+    return { inScope: false, detail: `the pod is outside the webhook's scope: its labels do not match the objectSelector ${JSON.stringify(webhook.objectSelector)} of ${configuration}` };
+  }
+  const conditions = (webhook.matchConditions ?? []).map((condition) => condition.name ?? "");
+  return {
+    inScope: true,
+    detail: `namespaceSelector and objectSelector of ${configuration} match${conditions.length === 0 ? "" : `; matchConditions (${conditions.join(", ")}) are evaluated by the API server, not here`}`,
+  };
+}
+
+function timestamp(value: string | null | undefined): number | undefined {
+  if (value == null) return undefined;
+  const millis = Date.parse(value);
+  return Number.isNaN(millis) ? undefined : millis;
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
