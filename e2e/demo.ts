@@ -43,6 +43,19 @@ async function show(plane: ControlPlane, args: readonly string[]): Promise<void>
   process.stdout.write(`\n$ kubectl ${args.join(" ")}\n${await kubectl(plane, args)}`);
 }
 
+const main = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
+
+/** Runs `pod-decorator explain` against the demo cluster and shows it as a person would type it. */
+async function explain(plane: ControlPlane, args: readonly string[]): Promise<void> {
+  const output = await new Promise<string>((done, fail) => {
+    execFile(process.execPath, [main, "explain", ...args, `--kubeconfig=${plane.kubeconfig}`], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error === null) done(stdout);
+      else fail(new Error(`pod-decorator explain ${args.join(" ")}: ${stderr || error.message}`));
+    });
+  });
+  process.stdout.write(`\n$ pod-decorator explain ${args.join(" ")}\n${output}`);
+}
+
 const podColumns = [
   "NAME:.metadata.name",
   `ID:.metadata.labels.${INSTANCE_ID.replaceAll(".", "\\.")}`,
@@ -116,6 +129,8 @@ async function demo(plane: ControlPlane, realNode: boolean): Promise<void> {
     await show(plane, ["get", "pd,cls", "-n", NAMESPACE]);
     await show(plane, ["get", "pods", "-n", NAMESPACE, "-o", `custom-columns=${podColumns}`]);
     note("adding a container cannot be done to a live pod: instance 0 was recreated (new UID, same instance id)");
+    note("explain tells which pods have which revision, and why the others do not:");
+    await explain(plane, ["pd", "logging", "-n", NAMESPACE]);
 
     say("The canary looks good: partition 0 rolls it out to every pod");
     await kubectl(plane, ["apply", "-f", "-"], await logging(0));

@@ -209,7 +209,9 @@ function verdictFor(pod: Pod, decoration: PodDecoration, view: ClusterView, sele
 
   if (podRevision === target) {
     if (podRevision === updatedRevision) return { ...verdict, state: "updated", reasons: [] };
-    return { ...verdict, state: "held", reasons: heldReasons };
+    // Held with nothing to keep: whether the webhook could have given it one still matters.
+    const unseen: Reason[] = podRevision === undefined && webhook.inScope === false ? [{ reason: "outside-webhook-scope", detail: webhook.detail }] : [];
+    return { ...verdict, state: "held", reasons: [...heldReasons, ...unseen] };
   }
   const collaSet = collaSetOf(pod);
   if (podRevision !== undefined) {

@@ -129,6 +129,12 @@ describe("explainPod", () => {
     expect(report.decorations[0]?.reasons[0]?.detail).toContain("namespaceSelector");
   });
 
+  it("says a held pod with nothing recorded was never seen by the webhook", () => {
+    const subject = pod("web-0", null);
+    const world = view([decoration("logging", { updateStrategy: { rollingUpdate: { partition: 1 } } })], [subject], { namespaceLabels: { "poddecoration.kusionstack.io/injection": "disabled" } });
+    expect(verdictOf(subject, world, "logging")).toMatchObject({ state: "held", reasons: [{ reason: "partition" }, { reason: "outside-webhook-scope" }] });
+  });
+
   it("says the pod is outside the webhook's objectSelector", () => {
     const subject = pod("web-0", null);
     const world = view([decoration("logging")], [subject], { webhook: { configuration: "pd", webhook: { objectSelector: { matchLabels: { decorate: "yes" } } } } });
