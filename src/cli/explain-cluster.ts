@@ -116,12 +116,14 @@ async function clusterView(client: Client, namespace: string, webhookConfigurati
     read(() => client.core.pods.list(namespace), `pods in ${namespace}`),
     podWebhook(client, webhookConfiguration),
   ]);
+  const warnings: string[] = [];
   return {
     namespaceLabels: namespaceObject.metadata?.labels ?? {},
     decorations: decorations as unknown as PodDecoration[],
     pods: pods as Pod[],
     webhook,
-    renderErrors: await renderErrors(client, namespace, decorations as unknown as PodDecoration[]),
+    renderErrors: await renderErrors(client, namespace, decorations as unknown as PodDecoration[], warnings),
+    warnings,
   };
 }
 
@@ -156,11 +158,15 @@ async function podWebhook(client: Client, name: string): Promise<ClusterView["we
  * The last render error of each decoration: the TemplateValid condition when it is False,
  * else the newest TemplateInvalid Event about the decoration's updated revision.
  */
-async function renderErrors(client: Client, namespace: string, decorations: readonly PodDecoration[]): Promise<Map<string, string>> {
+async function renderErrors(client: Client, namespace: string, decorations: readonly PodDecoration[], warnings: string[]): Promise<Map<string, string>> {
   const errors = new Map<string, string>();
   const events = await client.core.events
     .list(namespace, { fieldSelector: "involvedObject.kind=PodDecoration,reason=TemplateInvalid" })
-    .catch(() => []);
+    .catch((error: unknown) => {
+      // The status condition still tells; only the Events' account is missing.
+      warnings.push(`Events in ${namespace} could not be read (${statusMessage(error)}); render errors come from status conditions only`);
+      return [];
+    });
   for (const decoration of decorations) {
     const name = decoration.metadata.name ?? "";
     const condition = decoration.status?.conditions?.find((candidate) => candidate.type === "TemplateValid");

@@ -5,10 +5,34 @@ import { decorationGroup, decorationWeight, type PodDecoration } from "../api/po
 import type { DecorateResult } from "../decoration/decorate.ts";
 import { DEFAULT_NAMESPACE, type ExclusionReason } from "../decoration/selection.ts";
 
+/**
+ * Why a decoration is not on a pod, or not at the revision it should be: the vocabulary both
+ * forms of `explain` use. Offline only the engine's exclusions apply; a live cluster adds what
+ * rollouts, admission and the webhook's scope decide (live-explanation.ts).
+ */
+export type ReasonCode =
+  | ExclusionReason
+  | "pod-inactive"
+  | "canary-selector"
+  | "partition"
+  | "created-before"
+  | "admission-only"
+  | "rollout-in-progress"
+  | "not-admitted-by-webhook"
+  | "outside-webhook-scope"
+  | "render-error"
+  | "revision-pending";
+
+export interface Reason<Code extends ReasonCode = ReasonCode> {
+  reason: Code;
+  /** One sentence for people. */
+  detail: string;
+}
+
 export interface Explanation {
   pod: { namespace: string; name: string };
   applied: { name: string; revision: string; group: string; weight: number }[];
-  excluded: { name: string; namespace: string; reason: ExclusionReason; detail: string }[];
+  excluded: ({ name: string; namespace: string } & Reason<ExclusionReason>)[];
   warnings: string[];
 }
 

@@ -67,5 +67,6 @@ export function formatDecorationReport(report: DecorationReport): string {
       for (const reason of pod.reasons) lines.push(`      ${reason.reason}: ${reason.detail}`);
     }
   }
+  for (const warning of report.warnings) lines.push(`Warning: ${warning}`);
   return `${lines.join("\n")}\n`;
 }

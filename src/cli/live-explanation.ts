@@ -9,8 +9,11 @@ import type { LabelSelector } from "../api/label-selector.ts";
 import { collaSetOf } from "../controller/poddecoration/status.ts";
 import { podRevisions, recordedRevisions, type RecordedRevision } from "../decoration/recording.ts";
 import { isMatchedPod, isPodReady, rolloutStanding, type RolloutPod } from "../decoration/rollout.ts";
-import { type ExclusionReason, selectDecorations } from "../decoration/selection.ts";
+import { selectDecorations } from "../decoration/selection.ts";
 import { selectorMatches } from "../decoration/selector.ts";
+import type { Reason } from "./explanation.ts";
+
+export type { Reason, ReasonCode } from "./explanation.ts";
 
 /** Where a pod stands with one decoration. */
 export type DecorationState =
@@ -32,25 +35,6 @@ export type DecorationState =
   | "stale";
 
 export const DECORATION_STATES: readonly DecorationState[] = ["updated", "held", "outdated", "missing", "excluded", "pending", "stale", "not-matched"];
-
-export type ReasonCode =
-  | Exclude<ExclusionReason, "already-applied">
-  | "pod-inactive"
-  | "canary-selector"
-  | "partition"
-  | "created-before"
-  | "admission-only"
-  | "rollout-in-progress"
-  | "not-admitted-by-webhook"
-  | "outside-webhook-scope"
-  | "render-error"
-  | "revision-pending";
-
-export interface Reason {
-  reason: ReasonCode;
-  /** One sentence for people. */
-  detail: string;
-}
 
 export interface DecorationVerdict {
   name: string;
@@ -98,6 +82,7 @@ export interface DecorationReport {
   };
   /** Pods that match or record the decoration, by state; states without pods are left out. */
   pods: Partial<Record<DecorationState, DecorationPod[]>>;
+  warnings: string[];
 }
 
 /** What `explain` reads from the cluster for one namespace. */
@@ -109,6 +94,8 @@ export interface ClusterView {
   webhook: PodWebhook | { unreadable: string };
   /** Decoration name → the last render error recorded (status condition or Event). */
   renderErrors: ReadonlyMap<string, string>;
+  /** What could not be read (the report is then partial, and says so). */
+  warnings?: readonly string[];
 }
 
 export interface PodWebhook {
@@ -131,13 +118,13 @@ export function explainPod(pod: Pod, view: ClusterView): PodReport {
       namespace: pod.metadata?.namespace ?? "",
       name: nameOf(pod),
       ...(pod.metadata?.creationTimestamp == null ? {} : { creationTimestamp: pod.metadata.creationTimestamp }),
-      ...(owner === undefined ? {} : { owner: `${owner.kind}/${owner.name}` }),
+      ...(owner === undefined ? {} : { owner: `${String(owner.kind)}/${String(owner.name)}` }),
       updatedBy: collaSet ? "collaset-controller" : "admission-only",
     },
     webhook,
     recorded: recordedRevisions(pod) === null ? null : recorded.revisions,
     decorations: view.decorations.map((decoration) => verdictFor(pod, decoration, view, selection, webhook)),
-    warnings: recorded.warnings,
+    warnings: [...recorded.warnings, ...(view.warnings ?? [])],
   };
 }
 
@@ -163,6 +150,7 @@ export function explainDecoration(decoration: PodDecoration, view: ClusterView):
       ...(renderError === undefined ? {} : { renderError }),
     },
     pods,
+    warnings: [...(view.warnings ?? [])],
   };
 }
 
@@ -182,7 +170,7 @@ function verdictFor(pod: Pod, decoration: PodDecoration, view: ClusterView, sele
   }
   // Selected, but a terminal or terminating pod is not part of any rollout.
   if (!isMatchedPod(decoration, pod)) {
-    return { ...base, matches: true, state: podRevision === undefined ? "not-matched" : "stale", reasons: [{ reason: "pod-inactive", detail: `the pod is ${pod.metadata?.deletionTimestamp == null ? `in phase ${pod.status?.phase ?? ""}` : "being deleted"}; rollouts leave it alone` }] };
+    return { ...base, matches: true, state: podRevision === undefined ? "not-matched" : "stale", reasons: [{ reason: "pod-inactive", detail: `the pod is ${pod.metadata?.deletionTimestamp == null ? `in phase ${String(pod.status?.phase)}` : "being deleted"}; rollouts leave it alone` }] };
   }
   // "already-applied" without a record of this decoration: another member of its group is settled on the pod.
   if (exclusion !== undefined && podRevision === undefined) {

@@ -36,7 +36,7 @@ function pod(name: string, recorded: Record<string, string> | null, options: { l
     },
     spec: { containers: [{ name: "app", image: "app:1" }] },
     status: { phase: options.phase ?? "Running", conditions: [{ type: "Ready", status: options.ready === false ? "False" : "True" }] },
-  } as Pod;
+  };
 }
 
 const webhookInScope: ClusterView["webhook"] = {
@@ -171,6 +171,13 @@ describe("explainPod", () => {
   it("reports a revision the pod still carries from a decoration that no longer matches", () => {
     const subject = pod("web-0", { logging: "logging-r1" }, { labels: { app: "api" } });
     expect(verdictOf(subject, view([decoration("logging")], [subject]), "logging")).toMatchObject({ matches: false, state: "stale", podRevision: "logging-r1", reasons: [{ reason: "selector" }, { reason: "admission-only" }] });
+  });
+
+  it("says what could not be read, in both reports", () => {
+    const subject = pod("web-0", {});
+    const world = view([decoration("logging")], [subject], { warnings: ["Events in shop could not be read (forbidden)"] });
+    expect(explainPod(subject, world).warnings).toEqual(["Events in shop could not be read (forbidden)"]);
+    expect(formatDecorationReport(explainDecoration(decoration("logging"), world))).toContain("\nWarning: Events in shop could not be read (forbidden)\n");
   });
 
   it("prints like kubectl describe", () => {
