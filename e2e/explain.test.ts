@@ -45,6 +45,7 @@ function verdict(report: PodReport, name: string): DecorationVerdict {
   return found!;
 }
 
+/** kubectl apply; admission warnings (the iscsi volume's) are expected on stderr. */
 async function apply(yaml: string): Promise<void> {
   const result = await kubectl(["apply", "-f", "-"], yaml);
   expect(result.code, result.stderr).toBe(0);

@@ -128,7 +128,10 @@ export function explainPod(pod: Pod, view: ClusterView): PodReport {
   };
 }
 
-export function explainDecoration(decoration: PodDecoration, view: ClusterView): DecorationReport {
+export function explainDecoration(decoration: PodDecoration, given: ClusterView): DecorationReport {
+  // The decoration read on its own is another object than the listed one: selection must see it once.
+  const others = given.decorations.filter((candidate) => nameOf(candidate) !== nameOf(decoration));
+  const view = { ...given, decorations: [...others, decoration] };
   const pods: Partial<Record<DecorationState, DecorationPod[]>> = {};
   const rollingUpdate = decoration.spec.updateStrategy?.rollingUpdate;
   for (const pod of [...view.pods].sort((a, b) => compareNames(nameOf(a), nameOf(b)))) {
@@ -159,14 +162,18 @@ function verdictFor(pod: Pod, decoration: PodDecoration, view: ClusterView, sele
   const podRevision = recordedRevisions(pod)?.get(name);
   const updatedRevision = decoration.status?.updatedRevision;
   const base = { name, ...(podRevision === undefined ? {} : { podRevision }), ...(updatedRevision === undefined ? {} : { updatedRevision }) };
-  const exclusion = selection.excluded.find((candidate) => candidate.decoration === decoration);
+  const exclusion = selection.excluded.find((candidate) => nameOf(candidate.decoration) === name);
   const renderError = view.renderErrors.get(name);
   const renderReasons: Reason[] = renderError === undefined ? [] : [{ reason: "render-error", detail: renderError }];
 
   if (exclusion !== undefined && exclusion.reason !== "group" && exclusion.reason !== "already-applied") {
     const reasons: Reason[] = [{ reason: exclusion.reason, detail: exclusion.detail }];
     if (podRevision === undefined) return { ...base, matches: false, state: "not-matched", reasons };
-    return { ...base, matches: false, state: "stale", reasons: [...reasons, { reason: "admission-only", detail: `the pod still records revision ${podRevision}; nothing removes a decoration from a pod that stops matching` }] };
+    const collaSet = collaSetOf(pod);
+    const why: Reason = collaSet === undefined
+      ? { reason: "admission-only", detail: `the pod still records revision ${podRevision}; a pod not owned by a CollaSet loses a decoration only when it is recreated` }
+      : { reason: "rollout-in-progress", detail: `the pod still records revision ${podRevision}; CollaSet ${collaSet}'s controller takes it out` };
+    return { ...base, matches: false, state: "stale", reasons: [...reasons, why] };
   }
   // Selected, but a terminal or terminating pod is not part of any rollout.
   if (!isMatchedPod(decoration, pod)) {

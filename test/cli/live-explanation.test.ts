@@ -191,6 +191,19 @@ describe("explainPod", () => {
 });
 
 describe("explainDecoration", () => {
+  it("leaves out pods it does not select and names the group winner for the others", () => {
+    const pods = [pod("api", {}, { labels: { app: "api" } }), pod("web", null)];
+    const light = decoration("light", { injectStrategy: { group: "mesh", weight: 1 } });
+    const world = view([light, decoration("heavy", { injectStrategy: { group: "mesh", weight: 5 } })], pods);
+    const report = explainDecoration(structuredClone(light), world);
+    expect(report.pods).toEqual({ excluded: [{ pod: "web", matches: true, state: "excluded", reasons: [{ reason: "group", detail: "group mesh: weight 1 loses to weight 5 (heavy)" }] }] });
+  });
+
+  it("says a CollaSet pod that stopped matching is on its controller's way out", () => {
+    const subject = pod("web-0", { logging: "logging-r1" }, { labels: { app: "api" }, collaSet: "web" });
+    expect(explainDecoration(decoration("logging"), view([], [subject])).pods.stale).toMatchObject([{ pod: "web-0", reasons: [{ reason: "selector" }, { reason: "rollout-in-progress" }] }]);
+  });
+
   it("groups the pods that match or record it by state", () => {
     const pods = [
       pod("a", { logging: "logging-r2" }),
@@ -200,7 +213,8 @@ describe("explainDecoration", () => {
       pod("other", {}, { labels: { app: "api" } }),
     ];
     const logging = decoration("logging", { updateStrategy: { rollingUpdate: { partition: 1 } } }, { current: "logging-r1" });
-    const report = explainDecoration(logging, view([logging], pods));
+    // Read on its own, the decoration is another object than the listed one.
+    const report = explainDecoration(structuredClone(logging), view([logging], pods));
     expect(report.decoration).toEqual({ namespace: NS, name: "logging", updatedRevision: "logging-r2", currentRevision: "logging-r1", partition: 1 });
     // Update order: a (updated first), then the ready pods by name: b, c, d; partition 1 holds d.
     expect(Object.fromEntries(Object.entries(report.pods).map(([state, list]) => [state, list.map((entry) => entry.pod)]))).toEqual({ updated: ["a"], outdated: ["b", "c"], held: ["d"] });
