@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, inject } from "vitest";
 import { parse } from "yaml";
 import type { DecorationReport, DecorationVerdict, PodReport } from "../src/cli/live-explanation.ts";
+import { main as cli, processIO } from "../src/cli/main.ts";
 import { clients, eventually, kubectl, test } from "./support/cluster.ts";
 import { startOperator, type Operator } from "./support/operator.ts";
 
@@ -30,7 +31,14 @@ function run(file: string, args: readonly string[], env: NodeJS.ProcessEnv = pro
   });
 }
 
-const explain = (args: readonly string[]) => run(process.execPath, [main, "explain", ...args, `--kubeconfig=${inject("kubeconfig")}`]);
+/** The CLI in-process (as main.ts runs it from the shell, with its IO injected): no Node start per call. */
+async function explain(args: readonly string[]): Promise<Run> {
+  let stdout = "";
+  let stderr = "";
+  const io = { ...processIO, stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stderr += text) };
+  const code = await cli(["explain", ...args, `--kubeconfig=${inject("kubeconfig")}`], io);
+  return { code, stdout, stderr };
+}
 
 async function explainPodJson(namespace: string, pod: string): Promise<PodReport> {
   const result = await explain(["pod", pod, "-n", namespace, "-o", "json"]);
@@ -217,6 +225,10 @@ describe("pod-decorator explain against a cluster", () => {
     await createPod(namespace, "log-a", { tier: "logging", canary: "true" });
     const viaFlag = await explainPodJson(namespace, "log-a");
     expect(verdict(viaFlag, "logging")).toMatchObject({ state: "updated", podRevision: revision });
+    // From the shell, the cluster given by $KUBECONFIG alone.
+    const viaEnv = await run(process.execPath, [main, "explain", "pod", "log-a", "-n", namespace, "-o", "json"], { ...process.env, KUBECONFIG: inject("kubeconfig") });
+    expect(viaEnv.stderr).toBe("");
+    expect(JSON.parse(viaEnv.stdout)).toEqual(viaFlag);
 
     // kubectl finds `kubectl-pd` on PATH and passes the rest of the command line and $KUBECONFIG.
     const bin = await mkdtemp(join(tmpdir(), "kubectl-plugin-"));

@@ -8,7 +8,7 @@ import type { PodDecoration } from "../api/poddecoration.ts";
 import type { LabelSelector } from "../api/label-selector.ts";
 import { collaSetOf } from "../controller/poddecoration/status.ts";
 import { podRevisions, recordedRevisions, type RecordedRevision } from "../decoration/recording.ts";
-import { isMatchedPod, isPodReady, rolloutStanding, type RolloutPod } from "../decoration/rollout.ts";
+import { isMatchedPod, isPodReady, rolloutStandings, type RolloutPod, type RolloutStanding } from "../decoration/rollout.ts";
 import { selectDecorations } from "../decoration/selection.ts";
 import { selectorMatches } from "../decoration/selector.ts";
 import type { Reason } from "./explanation.ts";
@@ -106,7 +106,9 @@ export interface PodWebhook {
 
 const nameOf = (object: { metadata?: { name?: string } }): string => object.metadata?.name ?? "";
 
-export function explainPod(pod: Pod, view: ClusterView): PodReport {
+export function explainPod(pod: Pod, given: ClusterView): PodReport {
+  // The pod read on its own is explained among its namespace's pods even if the list missed it.
+  const view = given.pods.some((candidate) => nameOf(candidate) === nameOf(pod)) ? given : { ...given, pods: [...given.pods, pod] };
   const owner = pod.metadata?.ownerReferences?.find((reference) => reference.controller === true);
   const collaSet = collaSetOf(pod) !== undefined;
   const webhook = webhookScope(view, pod);
@@ -187,10 +189,8 @@ function verdictFor(pod: Pod, decoration: PodDecoration, view: ClusterView, sele
     return { ...base, matches: true, state: "pending", reasons: [{ reason: "revision-pending", detail: "the controller has stored no revision yet (status.updatedRevision is empty)" }, ...renderReasons] };
   }
 
-  const rolloutPods: RolloutPod[] = view.pods
-    .filter((candidate) => isMatchedPod(decoration, candidate))
-    .map((candidate) => ({ name: nameOf(candidate), labels: candidate.metadata?.labels ?? {}, ready: isPodReady(candidate), current: recordedRevisions(candidate)?.get(name) }));
-  const standing = rolloutStanding(decoration, updatedRevision, rolloutPods, nameOf(pod), decoration.status?.currentRevision);
+  const standing = standingsOf(decoration, updatedRevision, view).get(nameOf(pod));
+  if (standing === undefined) throw new Error(`pod ${nameOf(pod)} is not among the pods of its namespace`);
   const target = standing.target;
   const verdict = { ...base, ...(target === undefined ? {} : { targetRevision: target }), matches: true };
   const heldReasons: Reason[] = standing.held === undefined
@@ -216,6 +216,24 @@ function verdictFor(pod: Pod, decoration: PodDecoration, view: ClusterView, sele
     return { ...verdict, state: "outdated", reasons: [why, ...renderReasons] };
   }
   return { ...verdict, state: "missing", reasons: [...missingReasons(pod, decoration, webhook, collaSet), ...renderReasons] };
+}
+
+// One rollout plan per decoration and view: explaining a decoration asks it for each of its pods.
+const standingsCache = new WeakMap<ClusterView, WeakMap<PodDecoration, Map<string, RolloutStanding>>>();
+
+function standingsOf(decoration: PodDecoration, updatedRevision: string, view: ClusterView): Map<string, RolloutStanding> {
+  let byDecoration = standingsCache.get(view);
+  if (byDecoration === undefined) standingsCache.set(view, (byDecoration = new WeakMap()));
+  let standings = byDecoration.get(decoration);
+  if (standings === undefined) {
+    const name = nameOf(decoration);
+    const pods: RolloutPod[] = view.pods
+      .filter((candidate) => isMatchedPod(decoration, candidate))
+      .map((candidate) => ({ name: nameOf(candidate), labels: candidate.metadata?.labels ?? {}, ready: isPodReady(candidate), current: recordedRevisions(candidate)?.get(name) }));
+    standings = rolloutStandings(decoration, updatedRevision, pods, decoration.status?.currentRevision);
+    byDecoration.set(decoration, standings);
+  }
+  return standings;
 }
 
 /** Why a matching pod records nothing of a decoration that has a revision for it. */

@@ -111,20 +111,27 @@ export type RolloutStanding =
   | { target: string | undefined; held: { by: "partition"; partition: number; position: number; candidates: number } };
 
 /**
- * The target of one matched pod (`podName`, which `pods` must hold) and, when it is held back
- * from the updated revision, by what: outside the rollout's selector, or by the partition at a
- * position (1-based, in update order) among the candidates.
+ * The target of every given (matched) pod and, for each held back from the updated revision,
+ * by what: outside the rollout's selector, or by the partition at a position (1-based, in
+ * update order) among the candidates. One plan for all of them, as planRollout makes it.
  */
-export function rolloutStanding(decoration: PodDecoration, updatedRevision: string, pods: readonly RolloutPod[], podName: string, currentRevision?: string): RolloutStanding {
-  const target = planRollout(decoration, updatedRevision, pods, currentRevision).get(podName);
-  if (target === updatedRevision) return { target, held: undefined };
+export function rolloutStandings(decoration: PodDecoration, updatedRevision: string, pods: readonly RolloutPod[], currentRevision?: string): Map<string, RolloutStanding> {
+  const plan = planRollout(decoration, updatedRevision, pods, currentRevision);
   const rollingUpdate = decoration.spec.updateStrategy?.rollingUpdate;
   const selector = rollingUpdate?.selector;
-  const pod = pods.find((candidate) => candidate.name === podName);
-  if (selector !== undefined && pod !== undefined && !selectorMatches(selector, pod.labels)) return { target, held: { by: "canary-selector" } };
-  const candidates = selector === undefined ? pods : pods.filter((candidate) => selectorMatches(selector, candidate.labels));
-  const ordered = updateOrder(candidates, updatedRevision, newPodRevisionOf(decoration));
-  return { target, held: { by: "partition", partition: rollingUpdate?.partition ?? 0, position: ordered.findIndex((candidate) => candidate.name === podName) + 1, candidates: ordered.length } };
+  const candidates = selector === undefined ? pods : pods.filter((pod) => selectorMatches(selector, pod.labels));
+  const positions = new Map(updateOrder(candidates, updatedRevision, newPodRevisionOf(decoration)).map((pod, index) => [pod.name, index + 1]));
+  const standings = new Map<string, RolloutStanding>();
+  for (const pod of pods) {
+    const target = plan.get(pod.name);
+    const position = positions.get(pod.name);
+    standings.set(pod.name, target === updatedRevision
+      ? { target, held: undefined }
+      : position === undefined
+        ? { target, held: { by: "canary-selector" } }
+        : { target, held: { by: "partition", partition: rollingUpdate?.partition ?? 0, position, candidates: candidates.length } });
+  }
+  return standings;
 }
 
 /** What a held-back pod carries: its own revision, or for a new pod the current one. */

@@ -113,6 +113,12 @@ describe("explainPod", () => {
     expect(report.decorations[0]).toMatchObject({ state: "outdated", reasons: [{ reason: "rollout-in-progress" }] });
   });
 
+  it("plans the pod with its namespace's pods even when the list missed it", () => {
+    const pods = [pod("a", { logging: "logging-r1" }), pod("b", { logging: "logging-r1" })];
+    const world = view([decoration("logging", { updateStrategy: { rollingUpdate: { partition: 1 } } })], [pods[0]!]);
+    expect(verdictOf(pods[1]!, world, "logging").reasons[0]?.detail).toBe("held by partition 1: position 2 of 2 in update order, and only the first 1 move");
+  });
+
   it("says the pod was created before the decoration", () => {
     const subject = pod("web-0", {}, { created: "2025-12-31T00:00:00Z" });
     const verdict = verdictOf(subject, view([decoration("logging")], [subject]), "logging");

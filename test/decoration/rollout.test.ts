@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { PodDecoration } from "../../src/api/poddecoration.ts";
-import { isMatchedPod, newPodMoves, planRollout, rolloutStanding, type NewPodRevision, type RolloutPod } from "../../src/decoration/rollout.ts";
+import { isMatchedPod, newPodMoves, planRollout, rolloutStandings, type NewPodRevision, type RolloutPod } from "../../src/decoration/rollout.ts";
 
 function decoration(rollingUpdate?: NonNullable<NonNullable<PodDecoration["spec"]["updateStrategy"]>["rollingUpdate"]>): PodDecoration {
   return {
@@ -168,15 +168,18 @@ describe("isMatchedPod", () => {
   });
 });
 
-describe("rolloutStanding", () => {
+describe("rolloutStandings", () => {
   it("agrees with planRollout and counts the position among the selector's candidates only", () => {
     const canary = { canary: "true" };
     const pd = decoration({ partition: 1, selector: { matchLabels: canary } });
     const pods = [pod("a", "0", "r1", true, canary), pod("b", "1", "r1"), pod("c", "2", "r1", true, canary)];
     const plan = planRollout(pd, "r2", pods);
-    for (const { name } of pods) expect(rolloutStanding(pd, "r2", pods, name).target).toBe(plan.get(name));
-    expect(rolloutStanding(pd, "r2", pods, "a")).toEqual({ target: "r2", held: undefined });
-    expect(rolloutStanding(pd, "r2", pods, "b")).toEqual({ target: "r1", held: { by: "canary-selector" } });
-    expect(rolloutStanding(pd, "r2", pods, "c")).toEqual({ target: "r1", held: { by: "partition", partition: 1, position: 2, candidates: 2 } });
+    const standings = rolloutStandings(pd, "r2", pods);
+    for (const { name } of pods) expect(standings.get(name)?.target).toBe(plan.get(name));
+    expect(Object.fromEntries(standings)).toEqual({
+      a: { target: "r2", held: undefined },
+      b: { target: "r1", held: { by: "canary-selector" } },
+      c: { target: "r1", held: { by: "partition", partition: 1, position: 2, candidates: 2 } },
+    });
   });
 });
