@@ -105,8 +105,14 @@ async function read<T>(get: () => Promise<T>, what: string): Promise<T> {
     return await get();
   } catch (error) {
     if (isNotFound(error)) throw new UsageError(`${what} not found`);
-    throw new UsageError(`reading ${what}: ${statusMessage(error)}`);
+    throw new UsageError(`reading ${what}: ${statusMessage(error)}${causeOf(error)}`);
   }
+}
+
+/** fetch reports an unreachable server as "fetch failed"; the cause says why. */
+function causeOf(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause instanceof Error ? ` (${cause.message})` : "";
 }
 
 async function clusterView(client: Client, namespace: string, webhookConfiguration: string): Promise<ClusterView> {
