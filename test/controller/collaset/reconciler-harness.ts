@@ -104,12 +104,17 @@ export class ReconcilerHarness {
     return object;
   }
 
-  /** Plays the kubelet: every pod ready and running the images its spec names. */
+  /**
+   * Plays the kubelet: every container ready and running the image its spec names; the pod
+   * Ready when every readiness gate's condition is True; conditions it does not own kept.
+   */
   runPods(): void {
     for (const pod of this.pods.list()) {
+      const kept = (pod.status?.conditions ?? []).filter((condition) => condition.type !== "Ready");
+      const gatesTrue = (pod.spec?.readinessGates ?? []).every((gate) => kept.some((condition) => condition.type === gate.conditionType && condition.status === "True"));
       const status = {
         phase: "Running",
-        conditions: [{ type: "Ready", status: "True" }],
+        conditions: [{ type: "Ready", status: gatesTrue ? "True" : "False" }, ...kept],
         containerStatuses: (pod.spec?.containers ?? []).map((container) => ({ name: container.name, image: container.image ?? "", imageID: "", ready: true, restartCount: 0 })),
       };
       this.pods.upsert({ ...pod, metadata: { ...pod.metadata, resourceVersion: String(++this.#version) }, status });
