@@ -184,7 +184,7 @@ async function rollout(namespace: string, replicas: number): Promise<RolloutFigu
   const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
   const endpoints = new EndpointView();
   try {
-    await endpointsReady(namespace, watch, replicas, async () => apply(collaSetYaml(namespace, { replicas })));
+    await podsReady(watch, replicas, async () => apply(collaSetYaml(namespace, { replicas })));
     await endpoints.start(namespace);
     await eventually(() => Promise.resolve(endpoints.readyIps().length === replicas ? true : undefined), 60_000, `${replicas} ready endpoints`);
 
@@ -216,56 +216,53 @@ async function rollout(namespace: string, replicas: number): Promise<RolloutFigu
 }
 
 /** Creates the pods (by create) and waits until all are Ready. */
-async function endpointsReady(namespace: string, watch: PodWatch, replicas: number, create: () => Promise<void>): Promise<void> {
+async function podsReady(watch: PodWatch, replicas: number, create: () => Promise<void>): Promise<void> {
   await create();
   await watch.waitFor(() => {
     const pods = watch.pods();
     return pods.length === replicas && pods.every((pod) => pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")) ? true : undefined;
   }, 180_000, `${replicas} Ready pods`);
-  void namespace;
 }
 
 function report(label: string, figures: RolloutFigures): void {
   console.log(`[traffic-safe-updates] ${label}: ${REPLICAS} pods, ${figures.requests} requests, ${figures.failed} failed, rollout ${(figures.durationMs / 1000).toFixed(1)} s${figures.failures.length > 0 ? `; first failures: ${figures.failures.join(", ")}` : ""}`);
 }
 
+/** The rollout with an operator started with `args`; its figures printed under `label`. */
+async function rolloutWith(namespace: string, args: readonly string[], label: string): Promise<RolloutFigures> {
+  await ensureOperatorNamespace();
+  const operator = await startOperator({ args });
+  try {
+    const figures = await rollout(namespace, REPLICAS);
+    report(label, figures);
+    expect(figures.pods.size).toBe(REPLICAS);
+    return figures;
+  } finally {
+    expect(await operator.stop()).toBe(0);
+  }
+}
+
 describe("traffic-safe updates on the real node", () => {
   test("with PodOpsLifecycle, each pod leaves the EndpointSlice before its sidecar restarts, returns after, and no request fails", async ({ namespace }) => {
-    await ensureOperatorNamespace();
-    const operator = await startOperator({ args: ["--lifecycle-drain-delay=2s"] });
-    try {
-      const figures = await rollout(namespace, REPLICAS);
-      report("with PodOpsLifecycle", figures);
-      expect(figures.pods.size).toBe(REPLICAS);
-      for (const [ip, pod] of figures.pods) {
-        const mine = figures.transitions.filter((transition) => transition.ip === ip);
-        const leftBefore = mine.find((transition) => !transition.ready && transition.at < pod.specChanged);
-        expect(leftBefore, `${ip}: listed not ready before its sidecar's image changed`).toBeDefined();
-        expect(pod.newRunning, `${ip}: the new sidecar ran`).toBeDefined();
-        const back = mine.filter((transition) => transition.ready && transition.at >= pod.newRunning!);
-        expect(back.length, `${ip}: listed ready again after the new sidecar ran`).toBeGreaterThan(0);
-      }
-      expect(figures.requests).toBeGreaterThan(REPLICAS * 10);
-      expect(figures.failures).toEqual([]);
-      expect(figures.failed).toBe(0);
-    } finally {
-      expect(await operator.stop()).toBe(0);
+    const figures = await rolloutWith(namespace, ["--lifecycle-drain-delay=2s"], "with PodOpsLifecycle");
+    for (const [ip, pod] of figures.pods) {
+      const mine = figures.transitions.filter((transition) => transition.ip === ip);
+      const leftBefore = mine.find((transition) => !transition.ready && transition.at < pod.specChanged);
+      expect(leftBefore, `${ip}: listed not ready before its sidecar's image changed`).toBeDefined();
+      expect(pod.newRunning, `${ip}: the new sidecar ran`).toBeDefined();
+      const back = mine.filter((transition) => transition.ready && transition.at >= pod.newRunning!);
+      expect(back.length, `${ip}: listed ready again after the new sidecar ran`).toBeGreaterThan(0);
     }
+    expect(figures.requests).toBeGreaterThan(REPLICAS * 10);
+    expect(figures.failures).toEqual([]);
+    expect(figures.failed).toBe(0);
   });
 
   test("without PodOpsLifecycle, the sidecar restarts while the EndpointSlice still lists its pod ready", async ({ namespace }) => {
-    await ensureOperatorNamespace();
-    const operator = await startOperator({ args: ["--pod-ops-lifecycle=false"] });
-    try {
-      const figures = await rollout(namespace, REPLICAS);
-      report("without PodOpsLifecycle", figures);
-      expect(figures.pods.size).toBe(REPLICAS);
-      for (const [ip, pod] of figures.pods) {
-        const leftBefore = figures.transitions.find((transition) => transition.ip === ip && !transition.ready && transition.at < pod.specChanged);
-        expect(leftBefore, `${ip}: still listed ready when its sidecar's image changed`).toBeUndefined();
-      }
-    } finally {
-      expect(await operator.stop()).toBe(0);
+    const figures = await rolloutWith(namespace, ["--pod-ops-lifecycle=false"], "without PodOpsLifecycle");
+    for (const [ip, pod] of figures.pods) {
+      const leftBefore = figures.transitions.find((transition) => transition.ip === ip && !transition.ready && transition.at < pod.specChanged);
+      expect(leftBefore, `${ip}: still listed ready when its sidecar's image changed`).toBeUndefined();
     }
   });
 
@@ -274,7 +271,7 @@ describe("traffic-safe updates on the real node", () => {
     const operator = await startOperator({ args: ["--lifecycle-drain-delay=1s", "--lifecycle-stuck-after=3s"] });
     const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
     try {
-      await endpointsReady(namespace, watch, 1, () => apply(collaSetYaml(namespace, { replicas: 1 })));
+      await podsReady(watch, 1, () => apply(collaSetYaml(namespace, { replicas: 1 })));
       const pod = watch.pods()[0]!;
       const name = pod.metadata!.name!;
       const finalizer = "prot.podopslifecycle.kusionstack.io/test-traffic";
@@ -311,7 +308,7 @@ describe("traffic-safe updates on the real node", () => {
     const operator = await startOperator({ args: ["--lifecycle-drain-delay=1s"] });
     const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
     try {
-      await endpointsReady(namespace, watch, 1, () => apply(collaSetYaml(namespace, { replicas: 1, policy: "Recreate" })));
+      await podsReady(watch, 1, () => apply(collaSetYaml(namespace, { replicas: 1, policy: "Recreate" })));
       const pod = watch.pods()[0]!;
       await apply(`
 apiVersion: policy/v1
