@@ -29,7 +29,7 @@ spec:
         # Succeeds only if the proxy already serves: no retry.
         - name: check-proxy
           image: ${testImage("init")}
-          command: [wget, -q, -T, "2", -O, /dev/null, http://127.0.0.1:8082/index.html]
+          command: [sh, -c, "printf 'GET /index.html HTTP/1.0\\r\\n\\r\\n' | nc -w 2 127.0.0.1 8082 | grep -q '200 OK'"]
       containers:
         - name: app
           image: ${testImage("app")}
