@@ -6,7 +6,7 @@ import { describe, expect } from "vitest";
 import { createKubeClient } from "../../src/kube/client.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { testImage } from "../node/test-images.ts";
-import { apply, ensureOperatorNamespace } from "../support/collaset-world.ts";
+import { apply, ensureOperatorNamespace, proxyDecorationYaml } from "../support/collaset-world.ts";
 import { kubeConfig, test } from "../support/cluster.ts";
 import { startOperator } from "../support/operator.ts";
 import { PodWatch } from "../support/pod-watch.ts";
@@ -37,21 +37,7 @@ spec:
 }
 
 function decorationYaml(namespace: string, tag: "1" | "2"): string {
-  return `
-apiVersion: apps.kusionstack.io/v1alpha1
-kind: PodDecoration
-metadata: { name: mesh, namespace: ${namespace} }
-spec:
-  selector: { matchLabels: { app: web } }
-  updateStrategy: { rollingUpdate: { partition: 0 } }
-  template:
-    initContainers:
-      - name: proxy
-        image: ${testImage("proxy", tag)}
-        restartPolicy: Always
-        command: [httpd, -f, -p, "8082", -h, /www]
-        startupProbe: { httpGet: { path: /index.html, port: 8082 }, periodSeconds: 1 }
-`;
+  return proxyDecorationYaml(namespace, { name: "mesh", part: "initContainers", tag, port: 8082, extra: ["restartPolicy: Always", "startupProbe: { httpGet: { path: /index.html, port: 8082 }, periodSeconds: 1 }"] });
 }
 
 const ready = (pod: Pod | undefined) => pod?.status?.conditions?.some((condition) => condition.type === "Ready" && condition.status === "True") === true;

@@ -11,7 +11,7 @@ import { describe, expect } from "vitest";
 import { createKubeClient } from "../../src/kube/client.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { testImage } from "../node/test-images.ts";
-import { apply, ensureOperatorNamespace } from "../support/collaset-world.ts";
+import { apply, ensureOperatorNamespace, proxyDecorationYaml } from "../support/collaset-world.ts";
 import { clients, eventually, kubeConfig, kubectl, test } from "../support/cluster.ts";
 import { startOperator } from "../support/operator.ts";
 import { PodWatch } from "../support/pod-watch.ts";
@@ -44,21 +44,8 @@ spec:
 }
 
 /** The `proxy` sidecar serves the Service's port 8081; ready once it answers. */
-function proxyDecorationYaml(namespace: string, tag: "1" | "2"): string {
-  return `
-apiVersion: apps.kusionstack.io/v1alpha1
-kind: PodDecoration
-metadata: { name: proxy, namespace: ${namespace} }
-spec:
-  selector: { matchLabels: { app: web } }
-  updateStrategy: { rollingUpdate: { partition: 0 } }
-  template:
-    containers:
-      - name: proxy
-        image: ${testImage("proxy", tag)}
-        command: [httpd, -f, -p, "8081", -h, /www]
-        readinessProbe: { httpGet: { path: /index.html, port: 8081 }, periodSeconds: 1, failureThreshold: 1 }
-`;
+function sidecarYaml(namespace: string, tag: "1" | "2"): string {
+  return proxyDecorationYaml(namespace, { name: "proxy", part: "containers", tag, port: 8081, extra: ["readinessProbe: { httpGet: { path: /index.html, port: 8081 }, periodSeconds: 1, failureThreshold: 1 }"] });
 }
 
 function serviceYaml(namespace: string): string {
@@ -180,7 +167,7 @@ interface RolloutFigures {
 /** A CollaSet behind a Service, settled on proxy:1; then proxy:2 rolled out with a client running. */
 async function rollout(namespace: string, replicas: number): Promise<RolloutFigures> {
   await apply(serviceYaml(namespace));
-  await apply(proxyDecorationYaml(namespace, "1"));
+  await apply(sidecarYaml(namespace, "1"));
   const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
   const endpoints = new EndpointView();
   try {
@@ -199,7 +186,7 @@ async function rollout(namespace: string, replicas: number): Promise<RolloutFigu
     });
     const load = client(endpoints);
     const started = performance.now();
-    await apply(proxyDecorationYaml(namespace, "2"));
+    await apply(sidecarYaml(namespace, "2"));
     await watch.waitFor(() => {
       const all = watch.pods().filter((pod) => pod.metadata?.deletionTimestamp == null);
       return all.length === replicas && all.every((pod) => proxyRuns(pod, newImage) && pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")) ? true : undefined;
