@@ -86,6 +86,27 @@ ${rollingUpdate}  template:
 ${containers.join("")}`;
 }
 
+/**
+ * A PodDecoration for the `app: web` pods, rolled out to all, injecting a `proxy` (image
+ * e2e.local/proxy:<tag>) into `part` that serves /www over HTTP on `port`; `extra` are more
+ * fields of that container, one YAML line each (probes, restartPolicy).
+ */
+export function proxyDecorationYaml(namespace: string, options: { name: string; part: "containers" | "initContainers"; tag: "1" | "2"; port: number; extra: readonly string[] }): string {
+  return `
+apiVersion: apps.kusionstack.io/v1alpha1
+kind: PodDecoration
+metadata: { name: ${options.name}, namespace: ${namespace} }
+spec:
+  selector: { matchLabels: { app: web } }
+  updateStrategy: { rollingUpdate: { partition: 0 } }
+  template:
+    ${options.part}:
+      - name: proxy
+        image: e2e.local/proxy:${options.tag}
+        command: [httpd, -f, -p, "${options.port}", -h, /www]
+${options.extra.map((line) => `        ${line}\n`).join("")}`;
+}
+
 export async function apply(yaml: string): Promise<void> {
   const result = await kubectl(["apply", "-f", "-"], yaml);
   expect(result.stderr).toBe("");

@@ -73,10 +73,26 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     if (memory === undefined) nodeMemory.set(uid, (memory = newPodMemory()));
     const now = Date.now();
     const { statuses: containerStatuses, wakeInMs } = stepContainers(memory, spec.containers, pod.status?.containerStatuses, now, restartDelayMs);
-    if (pod.status?.phase !== "Running" || !sameStatuses(pod.status.containerStatuses, containerStatuses)) {
+    // As the kubelet: Ready also waits for every readiness gate's condition to be True, and
+    // conditions it does not own (the gates') are kept as they are.
+    const existing = pod.status?.conditions ?? [];
+    const gatesTrue = (spec.readinessGates ?? []).every((gate) => existing.some((condition) => condition.type === gate.conditionType && condition.status === "True"));
+    const readyNow = gatesTrue ? "True" : "False";
+    const readyBefore = existing.find((condition) => condition.type === "Ready");
+    if (pod.status?.phase !== "Running" || !sameStatuses(pod.status.containerStatuses, containerStatuses) || readyBefore?.status !== readyNow) {
       const startedAt = new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z");
-      const transition = pod.status?.conditions?.find((condition) => condition.type === "Ready")?.lastTransitionTime ?? startedAt;
-      const conditions = ["PodScheduled", "Initialized", "ContainersReady", "Ready"].map((type) => ({ type, status: "True", lastTransitionTime: transition }));
+      const transition = (type: string, status: string) => {
+        const before = existing.find((condition) => condition.type === type);
+        return before?.status === status && before.lastTransitionTime !== undefined ? before.lastTransitionTime : startedAt;
+      };
+      const kubeletTypes = ["PodScheduled", "Initialized", "ContainersReady", "Ready"];
+      const conditions = [
+        ...kubeletTypes.map((type) => {
+          const status = type === "Ready" ? readyNow : "True";
+          return { type, status, lastTransitionTime: transition(type, status) };
+        }),
+        ...existing.filter((condition) => !kubeletTypes.includes(condition.type)),
+      ];
       await client.core.pods.mergePatchStatus(namespace, name, {
         status: { phase: "Running", hostIP: "10.0.0.1", podIP: "10.0.0.2", startTime: pod.status?.startTime ?? startedAt, conditions, containerStatuses },
       }).catch((error: unknown) => {

@@ -11,8 +11,14 @@ export type OperatorOptions = Omit<ServeProcessOptions, "kubeconfig" | "adminKub
   kubeconfig?: string;
 };
 
+/**
+ * Rollout stories check what the controllers decide, not how long a pod drains: PodOpsLifecycle
+ * runs with no drain delay unless the test sets one (the traffic tests on the real node do).
+ */
 export function startOperator(options: OperatorOptions = {}): Promise<Operator> {
-  return startServeProcess({ ...options, kubeconfig: options.kubeconfig ?? inject("kubeconfig"), adminKubeconfig: inject("kubeconfig") });
+  const args = options.args ?? [];
+  const drain = args.some((arg) => arg.startsWith("--lifecycle-drain-delay")) ? [] : ["--lifecycle-drain-delay=0s"];
+  return startServeProcess({ ...options, args: [...drain, ...args], kubeconfig: options.kubeconfig ?? inject("kubeconfig"), adminKubeconfig: inject("kubeconfig") });
 }
 
 export function removeWebhookConfigurations(): Promise<void> {

@@ -27,6 +27,12 @@ export interface ServeOptions {
    * controller's own identity. Empty: asked from the API server (SelfSubjectReview) at start.
    */
   controllerUsernames: string[];
+  /** PodOpsLifecycle around CollaSet updates: off means pods are updated while in traffic. */
+  podOpsLifecycle: boolean;
+  /** Without protection finalizers, how long a pod is out of traffic before it is updated. */
+  lifecycleDrainDelayMs: number;
+  /** A lifecycle step waiting this long is reported (CollaSet condition and Event). */
+  lifecycleStuckAfterMs: number;
   logLevel: string;
 }
 
@@ -50,6 +56,9 @@ const flags = {
   "leader-election-id": { type: "string" },
   "on-decoration-error": { type: "string" },
   "controller-username": { type: "string" },
+  "pod-ops-lifecycle": { type: "string" },
+  "lifecycle-drain-delay": { type: "string" },
+  "lifecycle-stuck-after": { type: "string" },
   "log-level": { type: "string" },
 } as const;
 
@@ -77,6 +86,11 @@ export const serveUsage = `usage: pod-decorator serve [flags]
   --on-decoration-error reject|admit  refuse a pod whose decoration fails, or admit it undecorated (default reject)
   --controller-username LIST   comma-separated usernames whose revisions annotation on a new pod counts
                                (default: this process's own, asked from the API server)
+  --pod-ops-lifecycle true|false  take CollaSet pods out of traffic (readiness gate
+                               pod.kusionstack.io/service-ready) around each update (default true)
+  --lifecycle-drain-delay DURATION  with no prot.podopslifecycle.kusionstack.io/* finalizer, how long
+                               a pod stays out of traffic before it is updated (default 5s)
+  --lifecycle-stuck-after DURATION  report a lifecycle step waiting this long (default 60s)
   --log-level LEVEL            pino level (default info)
 
 Every flag can also be set as POD_DECORATOR_<FLAG> in the environment.`;
@@ -112,6 +126,13 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     return text as T;
   };
 
+  const duration = (name: keyof typeof flags, fallbackMs: number): number => {
+    const text = value(name);
+    if (text === undefined) return fallbackMs;
+    const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text);
+    if (match === null) throw new UsageError(`--${name}: expected a duration such as 500ms, 5s or 1m, got ${JSON.stringify(text)}`);
+    return Math.round(Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2] as "ms" | "s" | "m"]);
+  };
   const certFile = value("tls-cert-file");
   const keyFile = value("tls-key-file");
   const selfSigned = bool("self-signed");
@@ -149,6 +170,9 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     leaderElectionId: value("leader-election-id") ?? "pod-decorator",
     onDecorationError: oneOf("on-decoration-error", ["reject", "admit"], "reject"),
     controllerUsernames: (value("controller-username") ?? "").split(",").map((name) => name.trim()).filter((name) => name !== ""),
+    podOpsLifecycle: value("pod-ops-lifecycle") === undefined ? true : bool("pod-ops-lifecycle"),
+    lifecycleDrainDelayMs: duration("lifecycle-drain-delay", 5000),
+    lifecycleStuckAfterMs: duration("lifecycle-stuck-after", 60_000),
     logLevel: value("log-level") ?? "info",
   };
 }

@@ -134,7 +134,7 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
 
   // Registered once: leadership may be lost and won again in one process.
   const metrics = new RuntimeMetrics(registry);
-  const controllers = (leadership: AbortSignal) => runControllers({ client, decorations, revisions, metrics, logger, identity }, leadership);
+  const controllers = (leadership: AbortSignal) => runControllers({ client, decorations, revisions, metrics, logger, identity, options }, leadership);
   const controllersDone = options.leaderElect
     ? campaign(options, client, identity, logger, signal, controllers)
     : controllers(signal);
@@ -159,6 +159,7 @@ interface ControllerDependencies {
   metrics: RuntimeMetrics;
   logger: Logger;
   identity: string;
+  options: Pick<ServeOptions, "podOpsLifecycle" | "lifecycleDrainDelayMs" | "lifecycleStuckAfterMs">;
 }
 
 /** Everything that runs only on the leader; returns when leadership (or the process) ends. */
@@ -185,6 +186,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     decorationSource: cachedDecorationSource(dependencies.decorations.cache, dependencies.revisions.cache),
     client,
     events,
+    ...(dependencies.options.podOpsLifecycle ? { lifecycle: { drainDelayMs: dependencies.options.lifecycleDrainDelayMs, stuckAfterMs: dependencies.options.lifecycleStuckAfterMs } } : {}),
     clock: realClock,
     logger,
     metrics: dependencies.metrics,

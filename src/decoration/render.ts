@@ -70,12 +70,13 @@ function renderInOrder(pod: Pod, ordered: readonly DecorationToApply[]): RenderR
   const spec: PodSpec = (pod.spec ??= { containers: [] });
   spec.containers ??= [];
   const primaryNames = new Set(spec.containers.filter(isPresent).map((container) => container.name));
+  const initPlacement = { nativeSidecars: 0 };
 
   for (const decoration of ordered) {
     const warn: Warn = (path, message) => warnings.push(`PodDecoration/${decoration.name}: ${path}: ${message}`);
     const { template } = decoration;
     renderMetadata(metadata, template.metadata ?? [], warn);
-    renderInitContainers(spec, template.initContainers ?? [], warn);
+    renderInitContainers(spec, template.initContainers ?? [], initPlacement, warn);
     renderPrimaryContainers(spec, template.primaryContainers ?? [], primaryNames, warn);
     renderSidecars(spec, template.containers ?? [], primaryNames, warn);
     renderVolumes(spec, template.volumes ?? []);

@@ -1,6 +1,6 @@
 // core/v1 access for the controllers: pods (with status), events, configmaps, the webhook's
 // CA secret, and namespaces (read only).
-import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Pod, type V1Secret } from "@kubernetes/client-node";
+import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Eviction, type V1Pod, type V1Secret } from "@kubernetes/client-node";
 import type { ConfigMap, Event, Namespace, Pod, Secret } from "./objects.ts";
 import { listItems, toPlain } from "./plain.ts";
 import { resourceClient, statusClient, type ListOptions, type ResourceClient, type StatusClient } from "./resource-client.ts";
@@ -11,8 +11,14 @@ export interface NamespaceClient {
   list(options?: ListOptions): Promise<Namespace[]>;
 }
 
+/** pods/eviction (policy/v1): a deletion that PodDisruptionBudgets may refuse (429). */
+export interface EvictionClient {
+  evict(namespace: string, name: string, uid?: string): Promise<void>;
+}
+
 export interface CoreClient {
   pods: ResourceClient<Pod> & StatusClient<Pod>;
+  evictions: EvictionClient;
   events: ResourceClient<Event>;
   configMaps: ResourceClient<ConfigMap>;
   secrets: Pick<ResourceClient<Secret>, "get" | "create" | "replace">;
@@ -59,6 +65,17 @@ export function coreClient(config: KubeConfig): CoreClient {
   });
   return {
     pods: { ...pods, ...podStatus },
+    evictions: {
+      async evict(namespace, name, uid) {
+        const body: V1Eviction = {
+          apiVersion: "policy/v1",
+          kind: "Eviction",
+          metadata: { name, namespace },
+          ...(uid === undefined ? {} : { deleteOptions: { preconditions: { uid } } }),
+        };
+        await api.createNamespacedPodEviction({ namespace, name, body });
+      },
+    },
     events,
     configMaps,
     secrets,

@@ -15,7 +15,16 @@ describe("serve options", () => {
       leaderElect: false,
       leaderElectionId: "pod-decorator",
       onDecorationError: "reject",
+      podOpsLifecycle: true,
+      lifecycleDrainDelayMs: 5000,
+      lifecycleStuckAfterMs: 60_000,
     });
+  });
+
+  it("reads the PodOpsLifecycle switch and durations", () => {
+    const options = parseServeOptions(["--self-signed", "--pod-ops-lifecycle=false", "--lifecycle-drain-delay", "500ms", "--lifecycle-stuck-after", "2m"], {});
+    expect(options).toMatchObject({ podOpsLifecycle: false, lifecycleDrainDelayMs: 500, lifecycleStuckAfterMs: 120_000 });
+    expect(parseServeOptions(["--self-signed"], { POD_DECORATOR_LIFECYCLE_DRAIN_DELAY: "1.5s" }).lifecycleDrainDelayMs).toBe(1500);
   });
 
   it("reads POD_DECORATOR_* variables and lets flags win", () => {
@@ -38,6 +47,8 @@ describe("serve options", () => {
     [["--self-signed", "--failure-policy", "Sometimes"], /--failure-policy: must be one of Fail, Ignore/],
     [["--self-signed", "--webhook-config-url", "http://127.0.0.1:9443"], /https only/],
     [["--self-signed", "--no-such-flag"], /no-such-flag/],
+    [["--self-signed", "--lifecycle-drain-delay", "5"], /--lifecycle-drain-delay: expected a duration such as 500ms, 5s or 1m, got "5"/],
+    [["--self-signed", "--pod-ops-lifecycle", "maybe"], /--pod-ops-lifecycle: expected true or false/],
     [["--tls-cert-file", "c", "--tls-key-file", "k", "--webhook-config-url", "https://127.0.0.1:9443"], /needs --tls-ca-file/],
   ])("rejects %j with a clear message", (argv, message) => {
     expect(() => parseServeOptions(argv, {})).toThrow(UsageError);

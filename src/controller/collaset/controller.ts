@@ -13,6 +13,7 @@ import { Expectations } from "../runtime/expectations.ts";
 import type { Informer } from "../runtime/informer.ts";
 import type { RuntimeMetrics } from "../runtime/metrics.ts";
 import { defaultControllerRateLimiter, MAX_RETRY_BACKOFF_MS } from "../runtime/rate-limiter.ts";
+import { Evictions } from "../eviction.ts";
 import { serverDryRun } from "../server-dry-run.ts";
 import { collaSetKeyOfPod, collaSetKeysForDecoration, collaSetKeysForForeignPod } from "./mappers.ts";
 import { CollaSetReconciler, type CachedCollaSet } from "./reconciler.ts";
@@ -35,6 +36,8 @@ export interface CollaSetControllerOptions {
   logger: Logger;
   metrics?: RuntimeMetrics;
   workers?: number;
+  /** PodOpsLifecycle before updates (absent: off). */
+  lifecycle?: { drainDelayMs: number; stuckAfterMs: number };
 }
 
 export function collaSetController(options: CollaSetControllerOptions): Controller {
@@ -50,6 +53,8 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
     expectations: new Expectations({ clock: options.clock }),
     clock: options.clock,
     logger: options.logger.child({ controller: "collaset" }),
+    evictions: new Evictions({ client: options.client.core.evictions, clock: options.clock }),
+    ...(options.lifecycle === undefined ? {} : { lifecycle: options.lifecycle }),
   });
   const controller = new Controller({
     name: "collaset",

@@ -4,6 +4,7 @@
 import { INSTANCE_ID_LABEL, isPodReady } from "../../decoration/rollout.ts";
 import type { Pod } from "../../kube/objects.ts";
 import { sameImage } from "../../api/image-reference.ts";
+import { inLifecycle } from "../lifecycle/pod-ops-lifecycle.ts";
 
 export { INSTANCE_ID_LABEL };
 /** The template revision a pod was made from (the label StatefulSets and KusionStack use). */
@@ -40,9 +41,12 @@ export function isScheduled(pod: Pod): boolean {
   return pod.status?.conditions?.some((condition) => condition.type === "PodScheduled" && condition.status === "True") ?? false;
 }
 
-/** Ready, not terminating, and every container reported runs the image its spec names. */
+/**
+ * Ready, not terminating, not in a PodOpsLifecycle operation (out of traffic, or about to be),
+ * and every container reported runs the image its spec names.
+ */
 export function isAvailable(pod: Pod): boolean {
-  return !isTerminating(pod) && isReady(pod) && runsSpecImages(pod);
+  return !isTerminating(pod) && isReady(pod) && !inLifecycle(pod) && runsSpecImages(pod);
 }
 
 /**

@@ -25,6 +25,8 @@ import type { Result } from "../runtime/controller.ts";
 import type { EventRecorder } from "../runtime/event-recorder.ts";
 import type { Expectations } from "../runtime/expectations.ts";
 import type { DryRunCreate } from "../server-dry-run.ts";
+import type { Evictions } from "../eviction.ts";
+import { endOperation, operateLabel, setServiceReady, startOperation } from "../lifecycle/lifecycle-writes.ts";
 import { decorationTargets } from "./decoration-targets.ts";
 import { INSTANCE_ID_LABEL, isTerminating, RECREATE_FINALIZER, templateRevisionOf } from "./pod-state.ts";
 import type { RevisionSources } from "./slot-pod.ts";
@@ -42,7 +44,7 @@ export interface CollaSetReconcilerOptions {
   decorations: DecorationSource;
   client: {
     collaSets: Pick<StatusClient<CachedCollaSet>, "replaceStatus">;
-    pods: Pick<ResourceClient<Pod>, "create" | "delete" | "jsonPatch">;
+    pods: Pick<ResourceClient<Pod>, "create" | "delete" | "jsonPatch"> & Pick<StatusClient<Pod>, "jsonPatchStatus">;
     controllerRevisions: Pick<ResourceClient<ControllerRevision>, "create" | "jsonPatch" | "delete">;
   };
   dryRunCreate: DryRunCreate;
@@ -52,10 +54,17 @@ export interface CollaSetReconcilerOptions {
   logger: Logger;
   /** Writes in flight at once for one CollaSet (default 16). */
   burst?: number;
+  /** Recreations go through the Eviction API, with a per-pod backoff when a budget refuses. */
+  evictions: Evictions;
+  /** PodOpsLifecycle before each update (absent: off). */
+  lifecycle?: { drainDelayMs: number; stuckAfterMs: number };
 }
 
-/** A write the API server refused for what it is (4xx other than conflicts): retrying will not help. */
-class Refused extends Error {}
+/** A write the API server refused for what it is (4xx other than conflicts): retrying will not help soon. */
+class Refused extends Error {
+  /** When to try again (default 30 s). */
+  retryInMs = 30_000;
+}
 
 /** A write that failed for a passing reason (the API server or a webhook unavailable): retried with backoff. */
 class WriteFailed extends Error {}
@@ -127,6 +136,7 @@ export class CollaSetReconciler {
       currentRevision: cached.status?.currentRevision,
       pods,
       sources,
+      ...(this.#options.lifecycle === undefined ? {} : { lifecycle: { nowMs: this.#options.clock.now(), ...this.#options.lifecycle } }),
       decorationTargets: (slots) =>
         decorationTargets({
           namespace,
@@ -139,6 +149,8 @@ export class CollaSetReconciler {
     });
 
     if (plan.waiting.length > 0) this.#options.logger.debug({ key, reason: `waiting for revisions: ${plan.waiting.join("; ")}` });
+    for (const message of plan.stuck) this.#options.events.record(cached, "Warning", "LifecycleStuck", message);
+    if (this.#options.evictions.size > 0) this.#options.evictions.retain(this.#options.pods.list().map((pod) => pod.metadata?.uid ?? ""));
     const failures = await this.#execute(key, cached, plan.actions);
     const refused = failures.find((failure) => failure instanceof Refused);
     const retryable = failures.find((failure) => !(failure instanceof Refused));
@@ -162,9 +174,9 @@ export class CollaSetReconciler {
     await this.#prune(cached, history, stored.name, status, pods);
 
     if (retryable !== undefined) throw retryable;
-    // A refused write is retried slowly: the cause (a webhook, a quota) may go away by itself.
-    if (refused !== undefined) return { requeueAfter: 30_000 };
-    return undefined;
+    // A refused write is retried slowly: the cause (a webhook, a quota, a budget) may go away by itself.
+    const retries = [...failures.flatMap((failure) => (failure instanceof Refused ? [failure.retryInMs] : [])), ...(plan.retryInMs === undefined ? [] : [plan.retryInMs])];
+    return retries.length === 0 ? undefined : { requeueAfter: Math.min(...retries) };
   };
 
   /** Template revisions from the CollaSet's history; decoration revisions stored, or the live spec's. */
@@ -260,20 +272,35 @@ export class CollaSetReconciler {
         const { namespace = "", name = "", resourceVersion } = action.pod.metadata ?? {};
         const finalizers = action.pod.metadata?.finalizers;
         // A lost race here has deleted nothing yet: #execute lets it go, the winner's event requeues us.
-        await client.jsonPatch(namespace, name, [
-          { op: "test", path: "/metadata/resourceVersion", value: resourceVersion },
-          finalizers === undefined
-            ? { op: "add", path: "/metadata/finalizers", value: [RECREATE_FINALIZER] }
-            : { op: "add", path: "/metadata/finalizers/-", value: RECREATE_FINALIZER },
-        ]);
-        await this.#delete(key, action.pod);
+        // After a refused eviction the pod holds the finalizer already.
+        if (!(finalizers ?? []).includes(RECREATE_FINALIZER)) {
+          await client.jsonPatch(namespace, name, [
+            { op: "test", path: "/metadata/resourceVersion", value: resourceVersion },
+            finalizers === undefined
+              ? { op: "add", path: "/metadata/finalizers", value: [RECREATE_FINALIZER] }
+              : { op: "add", path: "/metadata/finalizers/-", value: RECREATE_FINALIZER },
+          ]);
+        }
+        const eviction = await this.#options.evictions.evict(action.pod);
+        if (eviction.kind === "refused") {
+          // Never forced: the budget decides; the pod keeps running and is tried again with backoff.
+          const message = `recreating pod ${name}: eviction refused: ${eviction.message}`;
+          events.record(collaSet, "Warning", "EvictionRefused", message);
+          const refusal = new Refused(message);
+          refusal.retryInMs = eviction.retryInMs;
+          throw refusal;
+        }
+        this.#expectGone(key, action.pod);
         events.record(collaSet, "Normal", "Recreating", `recreating pod ${name}: ${action.reason}`);
         return;
       }
       case "in-place": {
         const { namespace = "", name = "", resourceVersion } = action.pod.metadata ?? {};
+        const operations = action.operate === true
+          ? [...action.operations, ...Object.entries(operateLabel(this.#options.clock.now())).map(([label, value]) => ({ op: "add" as const, path: `/metadata/labels/${label.replaceAll("~", "~0").replaceAll("/", "~1")}`, value }))]
+          : action.operations;
         try {
-          await client.jsonPatch(namespace, name, action.operations);
+          await client.jsonPatch(namespace, name, operations);
         } catch (error) {
           // The resourceVersion test failed: the pod changed since the cache showed it; the change will requeue us.
           if (lostRace(error)) return;
@@ -283,12 +310,46 @@ export class CollaSetReconciler {
         events.record(collaSet, "Normal", "UpdatedInPlace", `updated pod ${name} in place`);
         return;
       }
+      case "start-operation": {
+        const written = await startOperation(client, action.pod, this.#options.clock.now());
+        this.#expectNewer(key, action.pod);
+        events.record(collaSet, "Normal", "OperationStarted", `pod ${written.metadata?.name ?? ""} leaves traffic for an update (PodOpsLifecycle)`);
+        return;
+      }
+      case "leave-traffic": {
+        await setServiceReady(client, action.pod, "False", this.#options.clock.now());
+        this.#expectNewer(key, action.pod);
+        return;
+      }
+      case "mark-service-ready": {
+        await setServiceReady(client, action.pod, "True", this.#options.clock.now());
+        this.#expectNewer(key, action.pod);
+        return;
+      }
+      case "end-operation": {
+        const inService = await setServiceReady(client, action.pod, "True", this.#options.clock.now());
+        await endOperation(client, inService);
+        this.#expectNewer(key, action.pod);
+        events.record(collaSet, "Normal", "OperationCompleted", `pod ${action.pod.metadata?.name ?? ""} is back in traffic: ${action.reason}`);
+        return;
+      }
     }
+  }
+
+  /** The next sync waits until the cache shows the pod changed. */
+  #expectNewer(key: string, pod: Pod): void {
+    const { namespace = "", name = "", resourceVersion } = pod.metadata ?? {};
+    this.#options.expectations.expect(key, () => this.#options.pods.get(namespace, name)?.metadata?.resourceVersion !== resourceVersion);
   }
 
   async #delete(key: string, pod: Pod): Promise<void> {
     const { namespace = "", name = "", uid } = pod.metadata ?? {};
     await this.#options.client.pods.delete(namespace, name, uid === undefined ? {} : { preconditions: { uid } });
+    this.#expectGone(key, pod);
+  }
+
+  #expectGone(key: string, pod: Pod): void {
+    const { namespace = "", name = "", uid } = pod.metadata ?? {};
     this.#options.expectations.expect(key, () => {
       const cached = this.#options.pods.get(namespace, name);
       return cached === undefined || cached.metadata?.uid !== uid || isTerminating(cached);
@@ -359,5 +420,12 @@ function describe(action: Action): string {
       return `recreating pod ${pod}`;
     case "in-place":
       return `updating pod ${pod} in place`;
+    case "start-operation":
+      return `starting the update's PodOpsLifecycle operation on pod ${pod}`;
+    case "leave-traffic":
+      return `taking pod ${pod} out of traffic`;
+    case "mark-service-ready":
+    case "end-operation":
+      return `taking pod ${pod} back into traffic`;
   }
 }

@@ -9,6 +9,7 @@ import type { Pod } from "../../api/pod.ts";
 import { API_VERSION } from "../../api/group.ts";
 import { formatRevisionsAnnotation, REVISIONS_ANNOTATION } from "../../decoration/recording.ts";
 import { renderPod, type DecorationToApply } from "../../decoration/render.ts";
+import { CONTROL_LABEL, SERVICE_READY_GATE } from "../lifecycle/pod-ops-lifecycle.ts";
 import { INSTANCE_ID_LABEL, TEMPLATE_REVISION_LABEL } from "./pod-state.ts";
 
 /** What a pod is made of: a template revision and decoration revisions by decoration name. */
@@ -33,7 +34,7 @@ export function sameRevisions(a: PodRevisions, b: PodRevisions): boolean {
  * The slot's pod (to create, or to compare with), or undefined when a revision is not known.
  * Throws a DecorationError when a decoration cannot be rendered into it (see renderPod).
  */
-export function slotPod(cls: CollaSet, instanceId: number, revisions: PodRevisions, sources: RevisionSources): Pod | undefined {
+export function slotPod(cls: CollaSet, instanceId: number, revisions: PodRevisions, sources: RevisionSources, options: { lifecycle?: boolean } = {}): Pod | undefined {
   const template = sources.template(revisions.template);
   if (template === undefined) return undefined;
   const decorations: DecorationToApply[] = [];
@@ -56,5 +57,13 @@ export function slotPod(cls: CollaSet, instanceId: number, revisions: PodRevisio
     },
     spec: cloneJson(template.spec ?? { containers: [] }),
   };
+  if (options.lifecycle === true) {
+    // PodOpsLifecycle: the pod carries the gate from creation, so traffic can be turned off before an update.
+    base.metadata!.labels![CONTROL_LABEL] = "true";
+    // readinessGates is carried through untyped (the API types leave it open).
+    const spec = base.spec as { readinessGates?: { conditionType?: string }[] };
+    const gates = Array.isArray(spec.readinessGates) ? spec.readinessGates : [];
+    if (!gates.some((gate) => gate.conditionType === SERVICE_READY_GATE)) spec.readinessGates = [...gates, { conditionType: SERVICE_READY_GATE }];
+  }
   return renderPod(base, decorations).pod;
 }

@@ -3,6 +3,7 @@
 import type { CollaSet, CollaSetStatus } from "../../api/collaset.ts";
 import type { Pod } from "../../kube/objects.ts";
 import { withTransition, type ConditionWithoutTime } from "../conditions.ts";
+import { inLifecycle } from "../lifecycle/pod-ops-lifecycle.ts";
 import { isAvailable, isReady, isScheduled, isTerminating, runsSpecImages, templateRevisionOf } from "./pod-state.ts";
 
 export interface CollaSetStatusInput {
@@ -29,10 +30,10 @@ export function desiredCollaSetStatus(input: CollaSetStatusInput): CollaSetStatu
     updatedReplicas: updated.length,
     updatedReadyReplicas: updated.filter(isReady).length,
     updatedAvailableReplicas: updated.filter(isAvailable).length,
-    // The counts KusionStack reports that these pods tell truthfully (no PodOpsLifecycle here:
-    // "operating" is an update in place the kubelet has not finished).
+    // The counts KusionStack reports: "operating" is a pod in a PodOpsLifecycle operation, or
+    // an update in place the kubelet has not finished.
     scheduledReplicas: live.filter(isScheduled).length,
-    operatingReplicas: live.filter((pod) => !runsSpecImages(pod)).length,
+    operatingReplicas: live.filter((pod) => inLifecycle(pod) || !runsSpecImages(pod)).length,
     terminatingReplicas: input.pods.length - live.length,
   };
   const previousCurrent = collaSet.status?.currentRevision;

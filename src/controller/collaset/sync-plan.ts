@@ -10,7 +10,8 @@ import { podRevisions } from "../../decoration/recording.ts";
 import { partitionTargets } from "../../decoration/rollout.ts";
 import type { JsonPatchOperation } from "../../kube/patch.ts";
 import type { Slot } from "./decoration-targets.ts";
-import { instanceIdOf, isAvailable, isAwaitingReplacement, isReady, isTerminating, INSTANCE_ID_LABEL, templateRevisionOf } from "./pod-state.ts";
+import { containersReady, hasServiceReadyGate, lifecycleStep, readyToOperate, serviceReady } from "../lifecycle/pod-ops-lifecycle.ts";
+import { instanceIdOf, isAvailable, isAwaitingReplacement, isReady, isTerminating, INSTANCE_ID_LABEL, runsSpecImages, templateRevisionOf } from "./pod-state.ts";
 import { podUpdate } from "./pod-update.ts";
 import { sameRevisions, slotPod, type PodRevisions, type RevisionSources } from "./slot-pod.ts";
 
@@ -20,7 +21,16 @@ export type Action =
   /** Gives an owned pod without a usable instance id (made by hand, or a duplicate) a free one. */
   | { kind: "label"; pod: LivePod; instanceId: number }
   | { kind: "recreate"; pod: LivePod; replacement: Pod; reason: string }
-  | { kind: "in-place"; pod: LivePod; operations: JsonPatchOperation[] }
+  /** `operate`: the PodOpsLifecycle operation on the pod is carried out by this update. */
+  | { kind: "in-place"; pod: LivePod; operations: JsonPatchOperation[]; operate?: boolean }
+  /** PodOpsLifecycle (lifecycle/pod-ops-lifecycle.ts): begins an update's operation on the pod. */
+  | { kind: "start-operation"; pod: LivePod }
+  /** Turns the readiness gate's condition False: the pod leaves the Service's endpoints. */
+  | { kind: "leave-traffic"; pod: LivePod }
+  /** Gate condition True and the operation's labels removed: it completed, was undone, or is no longer needed. */
+  | { kind: "end-operation"; pod: LivePod; reason: string }
+  /** A pod with the gate, no operation and ready containers: its gate condition goes True. */
+  | { kind: "mark-service-ready"; pod: LivePod }
   /** Lets a pod deleted for recreation go: its replacement exists, or it is not needed. */
   | { kind: "release"; pod: LivePod };
 
@@ -30,6 +40,19 @@ export interface SyncPlan {
   blocked: string[];
   /** Pods waiting for a revision to show in the cache; its arrival syncs again. */
   waiting: string[];
+  /** PodOpsLifecycle steps waiting longer than stuckAfterMs (also in `blocked`). */
+  stuck: string[];
+  /** Sync again after this long: a drain delay ends, or a waiting step becomes stuck. */
+  retryInMs?: number;
+}
+
+/** PodOpsLifecycle before updates; absent: pods are updated without it. */
+export interface LifecycleSettings {
+  nowMs: number;
+  /** With no protection finalizer on a pod, how long it stays out of traffic before it is operated on. */
+  drainDelayMs: number;
+  /** A step waiting this long is reported as stuck (status and an Event). */
+  stuckAfterMs: number;
 }
 
 export interface SyncInput {
@@ -43,6 +66,7 @@ export interface SyncInput {
   sources: RevisionSources;
   /** Decoration targets for the slots (see decoration-targets.ts). */
   decorationTargets(slots: readonly Slot[]): Map<string, Map<string, string>>;
+  lifecycle?: LifecycleSettings;
 }
 
 interface PlannedSlot {
@@ -59,6 +83,13 @@ export function planSync(input: SyncInput): SyncPlan {
   const actions: Action[] = [];
   const blocked: string[] = [];
   const waiting: string[] = [];
+  const stuck: string[] = [];
+  const retries: number[] = [];
+  const lifecycle = input.lifecycle;
+  const result = (): SyncPlan => {
+    const retryInMs = retries.length === 0 ? undefined : Math.max(100, Math.min(...retries));
+    return { actions, blocked, waiting, stuck, ...(retryInMs === undefined ? {} : { retryInMs }) };
+  };
 
   const live = new Map<number, LivePod>();
   const replacing = new Map<number, LivePod>();
@@ -77,7 +108,7 @@ export function planSync(input: SyncInput): SyncPlan {
   // No pod is deleted for lack of an id: it gets one, and is counted from the next sync on.
   if (unlabelled.length > 0) {
     const free = freeIds(occupied, unlabelled.length);
-    return { actions: [...actions, ...unlabelled.map((pod, index) => ({ kind: "label" as const, pod, instanceId: free[index]! }))], blocked, waiting };
+    return { actions: [...actions, ...unlabelled.map((pod, index) => ({ kind: "label" as const, pod, instanceId: free[index]! }))], blocked, waiting, stuck };
   }
   for (const [id, pod] of replacing) {
     if (live.has(id)) {
@@ -133,12 +164,47 @@ export function planSync(input: SyncInput): SyncPlan {
 
   for (const planned of slots.filter((item) => item.kind !== "live")) {
     const revisions = desired(planned);
-    const pod = renderSlot(collaSet, planned.instanceId, revisions, input.sources, blocked, `instance ${planned.instanceId}`);
+    const pod = renderSlot(collaSet, planned.instanceId, revisions, input.sources, blocked, `instance ${planned.instanceId}`, lifecycle !== undefined);
     if (pod === null) continue;
     if (pod === undefined) waiting.push(`instance ${planned.instanceId}: ${missingRevision(revisions)}`);
     else actions.push({ kind: "create", instanceId: planned.instanceId, pod, ...(planned.pod === undefined ? {} : { replacing: planned.pod }) });
   }
-  if (paused) return { actions, blocked, waiting };
+  // Pods in an operation that should still be updated; any other is taken back into traffic.
+  const operationWanted = new Set<LivePod>();
+  const lifecycleSteps = () => {
+    for (const planned of slots) if (planned.kind === "live") nextLifecycleStep(planned.pod!);
+    return result();
+  };
+  const waitFor = (pod: LivePod, sinceMs: number, reason: string, retryInMs?: number) => {
+    if (lifecycle === undefined) return;
+    const waited = lifecycle.nowMs - sinceMs;
+    if (retryInMs !== undefined) retries.push(retryInMs);
+    if (waited >= lifecycle.stuckAfterMs) {
+      const message = `pod ${pod.metadata?.name ?? ""}: PodOpsLifecycle stuck for ${Math.floor(waited / 1000)}s: ${reason}`;
+      stuck.push(message);
+      blocked.push(message);
+    } else retries.push(lifecycle.stuckAfterMs - waited);
+  };
+  const nextLifecycleStep = (pod: LivePod) => {
+    const step = lifecycleStep(pod);
+    switch (step.kind) {
+      case "none":
+        if (hasServiceReadyGate(pod) && serviceReady(pod) !== "True" && containersReady(pod)) actions.push({ kind: "mark-service-ready", pod });
+        return;
+      case "undone":
+        actions.push({ kind: "end-operation", pod, reason: "its operation was undone" });
+        return;
+      case "preparing":
+        if (operationWanted.has(pod)) return;
+        actions.push({ kind: "end-operation", pod, reason: "it no longer needs an update" });
+        return;
+      case "operating":
+        if (runsSpecImages(pod) && containersReady(pod)) actions.push({ kind: "end-operation", pod, reason: "its update completed" });
+        else waitFor(pod, step.sinceMs, "waiting for its containers to run the new images and be ready");
+        return;
+    }
+  };
+  if (paused) return lifecycleSteps();
 
   // Updates within the budget; updating a pod that is unavailable anyway costs nothing.
   const maxUnavailable = resolveMaxUnavailable(collaSet.spec.updateStrategy?.rollingUpdate?.maxUnavailable, replicas);
@@ -152,14 +218,17 @@ export function planSync(input: SyncInput): SyncPlan {
     const target = desired(planned);
     const current: PodRevisions = { template: templateRevisionOf(pod) ?? "", decorations: planned.slot.current };
     if (sameRevisions(current, target)) continue;
-    const to = renderSlot(collaSet, planned.instanceId, target, input.sources, blocked, `pod ${pod.metadata?.name ?? ""}`);
+    const step = lifecycle === undefined ? { kind: "none" as const } : lifecycleStep(pod);
+    // An operation in progress finishes before the pod is looked at again.
+    if (step.kind === "operating" || step.kind === "undone") continue;
+    const to = renderSlot(collaSet, planned.instanceId, target, input.sources, blocked, `pod ${pod.metadata?.name ?? ""}`, lifecycle !== undefined);
     if (to === null) continue;
     if (to === undefined) {
       waiting.push(`pod ${pod.metadata?.name ?? ""}: ${missingRevision(target)}`);
       continue;
     }
     // What the pod records, rendered for comparison; unrenderable reads like a revision no longer stored.
-    const from = renderSlot(collaSet, planned.instanceId, current, input.sources, [], "") ?? undefined;
+    const from = renderSlot(collaSet, planned.instanceId, current, input.sources, [], "", lifecycle !== undefined) ?? undefined;
     const update = podUpdate(pod, from, to);
     if (update.kind === "recreate" && policy === "InPlaceOnly") {
       blocked.push(`pod ${pod.metadata?.name ?? ""}: podUpgradePolicy is InPlaceOnly, but ${update.reason}`);
@@ -169,10 +238,29 @@ export function planSync(input: SyncInput): SyncPlan {
       if (unavailable >= maxUnavailable) continue;
       unavailable++;
     }
-    if (update.kind === "in-place" && !recreatesAlways(policy)) actions.push({ kind: "in-place", pod, operations: update.operations });
+    if (lifecycle !== undefined) {
+      operationWanted.add(pod);
+      // Out of traffic first (the pod counts as unavailable from here on), then operated on.
+      if (step.kind === "none") {
+        actions.push({ kind: "start-operation", pod });
+        continue;
+      }
+      if (serviceReady(pod) !== "False") {
+        actions.push({ kind: "leave-traffic", pod });
+        continue;
+      }
+      const readiness = readyToOperate(pod, step.sinceMs, lifecycle.nowMs, lifecycle.drainDelayMs);
+      if (!readiness.ready) {
+        waitFor(pod, step.sinceMs, readiness.reason, readiness.retryInMs);
+        continue;
+      }
+    }
+    if (update.kind === "in-place" && !recreatesAlways(policy)) actions.push({ kind: "in-place", pod, operations: update.operations, ...(lifecycle === undefined ? {} : { operate: true }) });
     else actions.push({ kind: "recreate", pod, replacement: to, reason: update.kind === "recreate" ? update.reason : `podUpgradePolicy is ${policy}` });
   }
-  return { actions, blocked, waiting };
+  const updating = new Set(actions.flatMap((action) => (action.kind === "in-place" || action.kind === "recreate" || action.kind === "start-operation" ? [action.pod] : [])));
+  for (const planned of slots) if (planned.kind === "live" && !updating.has(planned.pod!)) nextLifecycleStep(planned.pod!);
+  return result();
 }
 
 /**
@@ -180,9 +268,9 @@ export function planSync(input: SyncInput): SyncPlan {
  * decoration cannot be rendered into it (the reason goes to `blocked`: the pod is neither
  * created nor updated to something the API server would refuse).
  */
-function renderSlot(collaSet: CollaSet, instanceId: number, revisions: PodRevisions, sources: RevisionSources, blocked: string[], what: string): Pod | undefined | null {
+function renderSlot(collaSet: CollaSet, instanceId: number, revisions: PodRevisions, sources: RevisionSources, blocked: string[], what: string, lifecycle: boolean): Pod | undefined | null {
   try {
-    return slotPod(collaSet, instanceId, revisions, sources);
+    return slotPod(collaSet, instanceId, revisions, sources, { lifecycle });
   } catch (error) {
     if (!(error instanceof DecorationError)) throw error;
     blocked.push(`${what}: ${error.message}`);

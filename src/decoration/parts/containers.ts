@@ -6,14 +6,26 @@ import type { Warn } from "./warn.ts";
 import { cloneJson } from "../../api/json.ts";
 import { isPresent } from "./present.ts";
 
-/** Appends init containers; a name already used by any container in the pod keeps the pod's. */
-export function renderInitContainers(spec: PodSpec, initContainers: readonly Container[], warn: Warn): void {
+/** Where the next native sidecar goes: after those injected before it, ahead of the pod's own init containers. */
+export interface InitContainerPlacement {
+  nativeSidecars: number;
+}
+
+/**
+ * Adds init containers. Native sidecars (`restartPolicy: Always`) go before the pod's own init
+ * containers, after the native sidecars injected before them (the decorations' order), so the
+ * pod's init containers and its app can use them; regular init containers are appended after
+ * the pod's own. A name already used by any container in the pod keeps the pod's.
+ */
+export function renderInitContainers(spec: PodSpec, initContainers: readonly Container[], placement: InitContainerPlacement, warn: Warn): void {
   initContainers.forEach((container, index) => {
     if (containerNameTaken(spec, container.name)) {
       warn(`template.initContainers[${index}]`, `the pod already has a container named ${container.name}; the pod's is kept`);
       return;
     }
-    (spec.initContainers ??= []).push(cloneJson(container));
+    const list = (spec.initContainers ??= []);
+    if (container.restartPolicy === "Always") list.splice(placement.nativeSidecars++, 0, cloneJson(container));
+    else list.push(cloneJson(container));
   });
 }
 

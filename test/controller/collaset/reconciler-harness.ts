@@ -8,13 +8,14 @@ import { pino } from "pino";
 import type { CollaSet } from "../../../src/api/collaset.ts";
 import type { CachedCollaSet } from "../../../src/controller/collaset/reconciler.ts";
 import { CollaSetReconciler } from "../../../src/controller/collaset/reconciler.ts";
+import { Evictions } from "../../../src/controller/eviction.ts";
 import { Cache } from "../../../src/controller/runtime/cache.ts";
 import { Expectations } from "../../../src/controller/runtime/expectations.ts";
 import { FakeClock } from "../../../src/controller/runtime/fake-clock.ts";
 import { objectKey, type ControllerRevision, type KubeObject, type Pod } from "../../../src/kube/objects.ts";
 import type { JsonPatchOperation } from "../../../src/kube/patch.ts";
 
-export type Write = "pods.create" | "pods.delete" | "pods.jsonPatch" | "collaSets.replaceStatus";
+export type Write = "pods.create" | "pods.delete" | "pods.evict" | "pods.jsonPatch" | "pods.jsonPatchStatus" | "collaSets.replaceStatus";
 
 export function apiError(code: number, body: object): ApiException<string> {
   return new ApiException(code, "HTTP error", JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code, ...body }), {});
@@ -37,12 +38,19 @@ export class ReconcilerHarness {
   readonly #failures = new Map<Write, Error[]>();
   #version = 1;
 
-  constructor() {
+  /** lifecycle: run the reconciler with PodOpsLifecycle (default off). */
+  constructor(options: { lifecycle?: { drainDelayMs: number; stuckAfterMs: number } } = {}) {
     const stored = <T extends KubeObject>(cache: Cache<T>, object: T): T => {
       const copy = structuredClone(object);
       copy.metadata = { ...copy.metadata, resourceVersion: String(++this.#version) };
       cache.upsert(copy);
       return copy;
+    };
+    const remove = (namespace: string, name: string) => {
+      const pod = this.pods.get(namespace, name)!;
+      // Held by finalizers: marked for deletion; otherwise gone.
+      if ((pod.metadata?.finalizers ?? []).length > 0) stored(this.pods, { ...pod, metadata: { ...pod.metadata, deletionTimestamp: new Date(this.clock.now()).toISOString() } });
+      else this.pods.delete(objectKey(pod));
     };
     this.reconciler = new CollaSetReconciler({
       collaSets: this.collaSets,
@@ -59,14 +67,9 @@ export class ReconcilerHarness {
               const name = `${pod.metadata?.generateName ?? ""}${this.#version + 1}`;
               return stored(this.pods, { ...pod, metadata: { ...pod.metadata, name, uid: `uid-${name}`, creationTimestamp: new Date(this.clock.now()).toISOString() } });
             }),
-          delete: (namespace, name) =>
-            this.#write("pods.delete", name, () => {
-              const pod = this.pods.get(namespace, name)!;
-              // Held by finalizers: marked for deletion; otherwise gone.
-              if ((pod.metadata?.finalizers ?? []).length > 0) stored(this.pods, { ...pod, metadata: { ...pod.metadata, deletionTimestamp: new Date(this.clock.now()).toISOString() } });
-              else this.pods.delete(objectKey(pod));
-            }),
+          delete: (namespace, name) => this.#write("pods.delete", name, () => remove(namespace, name)),
           jsonPatch: (namespace, name, operations) => this.#write("pods.jsonPatch", name, () => stored(this.pods, applyOperations(this.pods.get(namespace, name)!, operations))),
+          jsonPatchStatus: (namespace, name, operations) => this.#write("pods.jsonPatchStatus", name, () => stored(this.pods, applyOperations(this.pods.get(namespace, name)!, operations))),
         },
         controllerRevisions: {
           create: (revision) => Promise.resolve(stored(this.revisions, revision)),
@@ -82,6 +85,8 @@ export class ReconcilerHarness {
       expectations: new Expectations({ clock: this.clock }),
       clock: this.clock,
       logger: pino({ level: "silent" }),
+      evictions: new Evictions({ clock: this.clock, client: { evict: (namespace, name) => this.#write("pods.evict", name, () => remove(namespace, name)) } }),
+      ...(options.lifecycle === undefined ? {} : { lifecycle: options.lifecycle }),
     });
   }
 
@@ -99,12 +104,17 @@ export class ReconcilerHarness {
     return object;
   }
 
-  /** Plays the kubelet: every pod ready and running the images its spec names. */
+  /**
+   * Plays the kubelet: every container ready and running the image its spec names; the pod
+   * Ready when every readiness gate's condition is True; conditions it does not own kept.
+   */
   runPods(): void {
     for (const pod of this.pods.list()) {
+      const kept = (pod.status?.conditions ?? []).filter((condition) => condition.type !== "Ready");
+      const gatesTrue = (pod.spec?.readinessGates ?? []).every((gate) => kept.some((condition) => condition.type === gate.conditionType && condition.status === "True"));
       const status = {
         phase: "Running",
-        conditions: [{ type: "Ready", status: "True" }],
+        conditions: [{ type: "Ready", status: gatesTrue ? "True" : "False" }, ...kept],
         containerStatuses: (pod.spec?.containers ?? []).map((container) => ({ name: container.name, image: container.image ?? "", imageID: "", ready: true, restartCount: 0 })),
       };
       this.pods.upsert({ ...pod, metadata: { ...pod.metadata, resourceVersion: String(++this.#version) }, status });

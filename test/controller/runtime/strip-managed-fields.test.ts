@@ -22,6 +22,19 @@ describe("stripManagedFields", () => {
     });
   });
 
+  it("keeps what PodOpsLifecycle reads: readiness gates, conditions with their transition times, finalizers, container statuses", () => {
+    const pod: Pod = {
+      metadata: { name: "web-1", labels: { "operating.podopslifecycle.kusionstack.io/collaset": "1" }, finalizers: ["prot.podopslifecycle.kusionstack.io/lb"], managedFields },
+      spec: { containers: [{ name: "app", image: "web:1" }], readinessGates: [{ conditionType: "pod.kusionstack.io/service-ready" }] },
+      status: {
+        conditions: [{ type: "pod.kusionstack.io/service-ready", status: "False", lastTransitionTime: "2026-11-23T10:00:00Z" }, { type: "Ready", status: "False", lastTransitionTime: "2026-11-23T10:00:01Z" }],
+        containerStatuses: [{ name: "app", image: "web:1", imageID: "sha256:1", ready: true, restartCount: 0 }],
+      },
+    };
+    const { managedFields: _dropped, ...metadata } = pod.metadata!;
+    expect(stripManagedFields(pod)).toEqual({ ...pod, metadata });
+  });
+
   it("leaves its input untouched, so a frozen object can be transformed", () => {
     const pod: Pod = Object.freeze({ metadata: Object.freeze({ name: "web-1", managedFields }) });
     const stripped = stripManagedFields(pod);

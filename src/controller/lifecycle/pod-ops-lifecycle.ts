@@ -1,0 +1,119 @@
+// KusionStack's PodOpsLifecycle protocol, as the CollaSet controller speaks it before it updates
+// a pod (names from kuperator's apis/apps/v1alpha1 well-known labels): the pod leaves traffic
+// (readiness gate pod.kusionstack.io/service-ready False), waits until the protection
+// finalizers (prot.podopslifecycle.kusionstack.io/*) that traffic controllers hold are gone —
+// or, when none are held, a drain delay — is operated on, and returns to traffic once its
+// containers are ready. Pure: the step a pod is in and what comes next, from the pod and a clock.
+import type { Pod } from "../../kube/objects.ts";
+
+/** Marks a pod as taking part in PodOpsLifecycle (value "true"). */
+export const CONTROL_LABEL = "kusionstack.io/control";
+/** The readiness gate whose condition the controller turns False before and True after an operation. */
+export const SERVICE_READY_GATE = "pod.kusionstack.io/service-ready";
+/** Finalizers with this prefix mean "a traffic controller still has this pod in rotation". */
+export const PROTECTION_FINALIZER_PREFIX = "prot.podopslifecycle.kusionstack.io";
+
+/** Label families: each key is `<prefix>/<operation id>` (operation-permission: `<prefix>/<type>`). */
+export const LIFECYCLE_PREFIXES = {
+  operating: "operating.podopslifecycle.kusionstack.io",
+  operationType: "operation-type.podopslifecycle.kusionstack.io",
+  operationPermission: "operation-permission.podopslifecycle.kusionstack.io",
+  undoOperationType: "undo-operation-type.podopslifecycle.kusionstack.io",
+  preCheck: "pre-check.podopslifecycle.kusionstack.io",
+  preChecked: "pre-checked.podopslifecycle.kusionstack.io",
+  prepare: "prepare.podopslifecycle.kusionstack.io",
+  operate: "operate.podopslifecycle.kusionstack.io",
+  operated: "operated.podopslifecycle.kusionstack.io",
+  postCheck: "post-check.podopslifecycle.kusionstack.io",
+  postChecked: "post-checked.podopslifecycle.kusionstack.io",
+  complete: "complete.podopslifecycle.kusionstack.io",
+} as const;
+
+/** The operation id and type the CollaSet controller uses (kuperator's CollaSet update adapter). */
+export const OPERATION_ID = "collaset";
+export const OPERATION_TYPE = "update";
+
+export function lifecycleLabel(prefix: keyof typeof LIFECYCLE_PREFIXES, id = OPERATION_ID): string {
+  return `${LIFECYCLE_PREFIXES[prefix]}/${prefix === "operationPermission" ? OPERATION_TYPE : id}`;
+}
+
+/** The label keys an operation of ours carries, removed together when it completes or is undone. */
+export function operationLabels(): string[] {
+  return (Object.keys(LIFECYCLE_PREFIXES) as (keyof typeof LIFECYCLE_PREFIXES)[]).map((prefix) => lifecycleLabel(prefix));
+}
+
+/** Unix nanoseconds, the protocol's time label value. */
+export function lifecycleTime(nowMs: number): string {
+  return (BigInt(Math.floor(nowMs)) * 1_000_000n).toString();
+}
+
+function timeOfLabel(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\d{1,20}$/.test(value)) return undefined;
+  return Number(BigInt(value) / 1_000_000n);
+}
+
+export type LifecycleStep =
+  /** No operation of ours. */
+  | { kind: "none" }
+  /** Taken out of traffic since `sinceMs`, not yet operated on. */
+  | { kind: "preparing"; sinceMs: number }
+  /** Operated on since `sinceMs`: waiting for its containers, then back to traffic. */
+  | { kind: "operating"; sinceMs: number }
+  /** Someone asked to undo the operation before it was carried out. */
+  | { kind: "undone" };
+
+export function lifecycleStep(pod: Pod): LifecycleStep {
+  const labels = pod.metadata?.labels ?? {};
+  const operating = labels[lifecycleLabel("operating")];
+  if (operating === undefined) return { kind: "none" };
+  const operate = labels[lifecycleLabel("operate")];
+  if (operate !== undefined) return { kind: "operating", sinceMs: timeOfLabel(operate) ?? 0 };
+  if (labels[lifecycleLabel("undoOperationType")] !== undefined) return { kind: "undone" };
+  return { kind: "preparing", sinceMs: timeOfLabel(labels[lifecycleLabel("prepare")] ?? operating) ?? 0 };
+}
+
+export function inLifecycle(pod: Pod): boolean {
+  return lifecycleStep(pod).kind !== "none";
+}
+
+export function hasServiceReadyGate(pod: Pod): boolean {
+  return (pod.spec?.readinessGates ?? []).some((gate) => gate.conditionType === SERVICE_READY_GATE);
+}
+
+/** The gate condition's status: "True", "False", or undefined while it was never written. */
+export function serviceReady(pod: Pod): string | undefined {
+  return pod.status?.conditions?.find((condition) => condition.type === SERVICE_READY_GATE)?.status;
+}
+
+export function protectionFinalizers(pod: Pod): string[] {
+  return (pod.metadata?.finalizers ?? []).filter((finalizer) => finalizer.startsWith(PROTECTION_FINALIZER_PREFIX));
+}
+
+export type Readiness = { ready: true } | { ready: false; reason: string; retryInMs?: number };
+
+/**
+ * Whether a preparing pod may be operated on: out of traffic (the gate's condition False and
+ * the pod no longer Ready, so the EndpointSlice lists it not ready), no protection finalizer
+ * left, and — when no traffic controller holds one — the drain delay passed since it left.
+ */
+export function readyToOperate(pod: Pod, sinceMs: number, nowMs: number, drainDelayMs: number): Readiness {
+  if (serviceReady(pod) !== "False") return { ready: false, reason: `waiting for condition ${SERVICE_READY_GATE} to be False` };
+  const podReady = pod.status?.conditions?.find((condition) => condition.type === "Ready")?.status;
+  if (hasServiceReadyGate(pod) && podReady === "True") return { ready: false, reason: "waiting for the kubelet to mark the pod not Ready" };
+  const held = protectionFinalizers(pod);
+  if (held.length > 0) return { ready: false, reason: `waiting for protection finalizers ${held.join(", ")} to be removed` };
+  const left = sinceMs + drainDelayMs - nowMs;
+  if (left > 0) return { ready: false, reason: `draining for ${Math.ceil(left / 1000)}s more`, retryInMs: left };
+  return { ready: true };
+}
+
+/** Every container (and native sidecar) reports ready: the operation is over for the pod. */
+export function containersReady(pod: Pod): boolean {
+  const statuses = pod.status?.containerStatuses ?? [];
+  const sidecars = new Set((pod.spec?.initContainers ?? []).filter((container) => container.restartPolicy === "Always").map((container) => container.name));
+  const sidecarStatuses = (pod.status?.initContainerStatuses ?? []).filter((status) => sidecars.has(status.name));
+  return statuses.length === (pod.spec?.containers ?? []).length
+    && statuses.every((status) => status.ready)
+    && sidecarStatuses.length === sidecars.size
+    && sidecarStatuses.every((status) => status.ready);
+}
