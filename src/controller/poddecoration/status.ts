@@ -15,7 +15,7 @@ export interface StatusPod extends PodLike {
 
 export interface StatusInput {
   decoration: PodDecoration;
-  /** Pods of the decoration's namespace. */
+  /** Pods of the decoration's namespace, at least every one its selector matches (others are skipped). */
   pods: readonly StatusPod[];
   updatedRevision: string | undefined;
   collisionCount: number;
