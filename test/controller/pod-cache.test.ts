@@ -22,10 +22,10 @@ function variants(): Pod[] {
   const base = structuredClone(captured);
   const lifecycle = structuredClone(captured);
   lifecycle.metadata!.finalizers = ["example.com/lifecycle"];
-  lifecycle.metadata!.deletionTimestamp = "2026-04-01T00:00:00Z" as never;
+  lifecycle.metadata!.deletionTimestamp = "2026-04-01T00:00:00Z";
   lifecycle.spec!.readinessGates = [{ conditionType: "example.com/service-ready" }];
   lifecycle.spec!.initContainers = [...(lifecycle.spec!.initContainers ?? []), { name: "sidecar", image: "sidecar:1", restartPolicy: "Always" }];
-  lifecycle.status!.conditions = [...(lifecycle.status!.conditions ?? []), { type: "example.com/service-ready", status: "False", lastTransitionTime: "2026-04-01T00:00:00Z" as never }];
+  lifecycle.status!.conditions = [...(lifecycle.status!.conditions ?? []), { type: "example.com/service-ready", status: "False", lastTransitionTime: "2026-04-01T00:00:00Z" }];
   return [base, lifecycle];
 }
 
@@ -76,7 +76,7 @@ describe("podCacheProjection", () => {
       recordedRevisions: (pod) => [...(recordedRevisions(pod) ?? new Map())],
       labelIndex: podLabelIndexFunc,
       recordedIndex: podRecordedDecorationIndexFunc,
-      samplePod: (pod) => samplePod(decoration, pod as EnginePod),
+      samplePod: (pod) => samplePod(decoration, pod),
       inPlaceUpdate: (pod) => {
         const from = { spec: { containers: pod.spec!.containers.map(({ name, image }) => ({ name, image })) } } as EnginePod;
         const to = { spec: { containers: pod.spec!.containers.map(({ name, image }, index) => ({ name, image: index === 1 ? "app:next" : image })) } } as EnginePod;

@@ -83,7 +83,7 @@ function indexChoices(selector: unknown, namespace: string): string[][] | undefi
       if (typeof key !== "string") continue;
       if (operator === "Exists") choices.push([labelKey(namespace, key)]);
       else if (operator === "In" && Array.isArray(values) && values.every((value) => typeof value === "string")) {
-        choices.push((values as string[]).map((value) => labelPair(namespace, key, value)));
+        choices.push((values).map((value) => labelPair(namespace, key, value)));
       }
     }
   }
