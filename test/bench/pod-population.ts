@@ -92,6 +92,8 @@ export interface PodPopulation {
   updatedRevisions: Map<string, string>;
   /** Pod number index (0 ≤ index < size) as the API server would return it; a new object per call. */
   pod: (index: number) => Pod;
+  /** The same as JSON text. */
+  podText: (index: number) => string;
 }
 
 export interface PopulationShape {
@@ -175,7 +177,7 @@ export function podPopulation(size: number, shape: PopulationShape = {}): PodPop
 
   // Pods that differ only in what is unique to each render the same text: render it once.
   const texts = new Map<string, string>();
-  function pod(index: number): Pod {
+  function podText(index: number): string {
     const workload = index % workloads;
     const ordinal = Math.floor(index / workloads);
     const kind = workloadKind(workload);
@@ -195,14 +197,17 @@ export function podPopulation(size: number, shape: PopulationShape = {}): PodPop
       ordinal: String(ordinal),
     };
     const ids = hex(`ids-${index}`, 64);
-    return JSON.parse(text.replace(UNIQUE_PATTERN, (_match, key: string) => values[key] ?? `${ids.slice(0, 62)}${key.slice(2).padStart(2, "0")}`)) as Pod;
+    return text.replace(UNIQUE_PATTERN, (_match, key: string) => values[key] ?? `${ids.slice(0, 62)}${key.slice(2).padStart(2, "0")}`);
   }
+
+  const pod = (index: number) => JSON.parse(podText(index)) as Pod;
 
   return {
     size,
     decorations: current,
     updatedRevisions: new Map([...updated].map(([pd, revision]) => [pd.metadata.name ?? "", revision.revisionName])),
     pod,
+    podText,
   };
 }
 

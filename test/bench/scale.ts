@@ -23,7 +23,7 @@ import { Cache, type Lister } from "../../src/controller/runtime/cache.ts";
 import { deepFreeze } from "../../src/controller/runtime/deep-freeze.ts";
 import { Informer } from "../../src/controller/runtime/informer.ts";
 import { objectKey, type Pod } from "../../src/kube/objects.ts";
-import { canonicalJson } from "../../src/revision/canonical-json.ts";
+import { sameJson } from "../../src/api/json.ts";
 import { generatedListWatch, syncInformer } from "./generated-list-watch.ts";
 import { podPopulation, type PodPopulation } from "./pod-population.ts";
 import { median } from "./statistics.ts";
@@ -85,15 +85,15 @@ function statusWork(pods: Lister<Pod>, decoration: CachedDecoration, population:
     templateValid: TEMPLATE_VALID,
     now,
   });
-  return canonicalJson(status) === canonicalJson(decoration.status ?? {}) ? undefined : status;
+  return sameJson(status, decoration.status ?? {}) ? undefined : status;
 }
 
 export async function benchScale(podCount: number, decorationCount: number, workloads: number): Promise<ScaleResult> {
   const population = podPopulation(podCount, { workloads, decorations: decorationCount });
   let wireBytes = 0;
-  const generate = (index: number) => {
-    const pod = population.pod(index);
-    wireBytes += JSON.stringify(pod).length;
+  const text = (index: number) => {
+    const pod = population.podText(index);
+    wireBytes += pod.length;
     return pod;
   };
   population.pod(0); // compile what generating a pod needs before the baseline
@@ -102,7 +102,7 @@ export async function benchScale(podCount: number, decorationCount: number, work
   const started = performance.now();
   const informer = new Informer<Pod>({
     name: "pods",
-    listWatch: generatedListWatch({ count: podCount, generate, apiVersion: "v1", kind: "Pod" }),
+    listWatch: generatedListWatch({ count: podCount, generate: population.pod, text, apiVersion: "v1", kind: "Pod" }),
     transform: podCacheProjection,
     watchdogMs: 3_600_000,
   });

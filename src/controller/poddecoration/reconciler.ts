@@ -9,7 +9,7 @@ import { historyLimitOf, validatePodDecoration, type PodDecoration, type PodDeco
 import { isNotFound } from "../../kube/errors.ts";
 import { splitKey, type ControllerRevision, type KubeObject, type Pod } from "../../kube/objects.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
-import { canonicalJson } from "../../revision/canonical-json.ts";
+import { sameJson } from "../../api/json.ts";
 import { POD_DECORATION_NAME_LABEL } from "../../revision/controller-revision.ts";
 import type { StoredRevision } from "../../revision/history.ts";
 import { revisionData } from "../../revision/revision-data.ts";
@@ -150,7 +150,7 @@ export class PodDecorationReconciler {
       templateValid,
       now: new Date(this.#options.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
     });
-    if (canonicalJson(status) !== canonicalJson(decoration.status ?? {})) {
+    if (!sameJson(status, decoration.status ?? {})) {
       await this.#options.client.podDecorations.replaceStatus({ ...decoration, status });
     }
     return status;
