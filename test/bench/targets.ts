@@ -48,6 +48,18 @@ export const metrics: readonly Metric[] = [
     },
   },
   {
+    path: "webhook.p99Ratio",
+    measures: "webhook: pod webhook p99 ÷ bare server p99 at the same fixed 1,000 req/s in the same run (raw response times, µs resolution), server pinned to one core",
+    target: { kind: "atMost", value: 1.5, text: "≤ 1.5×" },
+    format: (value, section) =>
+      `${fixed(value, 2)}× (${String(detail(section, ["decorate", "fixedRate", "exactP99Ms"]))} vs ${String(detail(section, ["bare", "fixedRate", "exactP99Ms"]))} ms)`,
+    caveat: (section) => {
+      const achieved = Number(detail(section, ["decorate", "fixedRate", "rps"]));
+      const rate = Number(detail(section, ["fixedRate"]));
+      return achieved < rate * 0.98 ? `unreliable: only ${achieved} of ${rate} req/s achieved` : busyMachine(section);
+    },
+  },
+  {
     path: "webhook.rps",
     measures: "webhook: pod webhook req/s at saturation, server pinned to one core",
     format: (value, section) => `${value} req/s (p50 ${String(detail(section, ["decorate", "saturation", "p50Ms"]))} ms)`,
