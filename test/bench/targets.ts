@@ -18,6 +18,13 @@ function busyMachine(section: Record<string, unknown>): string | undefined {
   return load > cpus ? `machine busy: load average ${load.toFixed(1)} on ${cpus} CPUs, latency includes waiting for a core` : undefined;
 }
 
+/** A fixed-rate figure means little when the rate was not reached, or the machine was busy. */
+function fixedRateCaveat(section: Record<string, unknown>): string | undefined {
+  const achieved = Number(detail(section, ["decorate", "fixedRate", "rps"]));
+  const rate = Number(detail(section, ["fixedRate"]));
+  return achieved < rate * 0.98 ? `unreliable: only ${achieved} of ${rate} req/s achieved` : busyMachine(section);
+}
+
 export const metrics: readonly Metric[] = [
   {
     path: "engine.renderMicros",
@@ -41,11 +48,7 @@ export const metrics: readonly Metric[] = [
     format: (value, section) =>
       `${value} ms (raw ${String(detail(section, ["decorate", "fixedRate", "exactP99Ms"]))} ms; ${String(detail(section, ["decorate", "fixedRate", "rps"]))} req/s achieved; ` +
       `bare server ${String(detail(section, ["bare", "fixedRate", "p99Ms"]))} ms)`,
-    caveat: (section) => {
-      const achieved = Number(detail(section, ["decorate", "fixedRate", "rps"]));
-      const rate = Number(detail(section, ["fixedRate"]));
-      return achieved < rate * 0.98 ? `unreliable: only ${achieved} of ${rate} req/s achieved` : busyMachine(section);
-    },
+    caveat: fixedRateCaveat,
   },
   {
     path: "webhook.p99Ratio",
@@ -53,11 +56,7 @@ export const metrics: readonly Metric[] = [
     target: { kind: "atMost", value: 1.5, text: "≤ 1.5×" },
     format: (value, section) =>
       `${fixed(value, 2)}× (${String(detail(section, ["decorate", "fixedRate", "exactP99Ms"]))} vs ${String(detail(section, ["bare", "fixedRate", "exactP99Ms"]))} ms)`,
-    caveat: (section) => {
-      const achieved = Number(detail(section, ["decorate", "fixedRate", "rps"]));
-      const rate = Number(detail(section, ["fixedRate"]));
-      return achieved < rate * 0.98 ? `unreliable: only ${achieved} of ${rate} req/s achieved` : busyMachine(section);
-    },
+    caveat: fixedRateCaveat,
   },
   {
     path: "webhook.rps",
