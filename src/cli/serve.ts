@@ -21,7 +21,7 @@ import { LeaderElector } from "../controller/runtime/leader-election.ts";
 import { kubeLeaseLock } from "../controller/runtime/lease-lock.ts";
 import { RuntimeMetrics } from "../controller/runtime/metrics.ts";
 import { SharedInformers } from "../controller/runtime/shared-informers.ts";
-import { stripManagedFields } from "../controller/runtime/strip-managed-fields.ts";
+import { podCacheProjection } from "../controller/pod-cache.ts";
 import { subjectAccessReviewer, whoAmI } from "../kube/access-review.ts";
 import { isNotFound } from "../kube/errors.ts";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
@@ -167,8 +167,8 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const { client, logger } = dependencies;
   // Pods are cached only where controllers run: followers serve the webhook without them.
   const informers = new SharedInformers({ transport: client.rest, logger });
-  // 10,000 pods are the bulk of the controller's memory; their managedFields are never read.
-  const pods = informers.forResource<Pod>(resources.pods, {}, { transform: stripManagedFields });
+  // Pods are the bulk of the controller's memory: the cache keeps only what controllers read.
+  const pods = informers.forResource<Pod>(resources.pods, {}, { transform: podCacheProjection });
   const collaSets = informers.forResource<CachedCollaSet>(resources.collaSets);
   const collaSetRevisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: COLLASET_NAME_LABEL });
   informers.start(leadership);

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cloneJson } from "../../src/api/json.ts";
+import { cloneJson, sameJson } from "../../src/api/json.ts";
+import { canonicalJson } from "../../src/revision/canonical-json.ts";
 
 describe("cloneJson", () => {
   it("copies like a JSON round trip", () => {
@@ -26,5 +27,31 @@ describe("cloneJson", () => {
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
     expect(Object.keys(copy)).toEqual(["__proto__"]);
     expect((copy as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+});
+
+describe("sameJson", () => {
+  const reordered = (value: unknown): unknown => {
+    if (typeof value !== "object" || value === null) return value;
+    if (Array.isArray(value)) return value.map(reordered);
+    return Object.fromEntries(Object.entries(value).reverse().map(([key, item]) => [key, reordered(item)]));
+  };
+
+  it("agrees with comparing canonical JSON, for any two values", () => {
+    fc.assert(fc.property(fc.jsonValue({ maxDepth: 3 }), fc.jsonValue({ maxDepth: 3 }), (a, b) => {
+      expect(sameJson(a, b)).toBe(canonicalJson(a) === canonicalJson(b));
+    }));
+  });
+
+  it("ignores key order and absent-as-undefined, not a changed leaf", () => {
+    fc.assert(fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
+      expect(sameJson(value, reordered(value))).toBe(true);
+      expect(sameJson({ value, gone: undefined }, { value })).toBe(true);
+      expect(sameJson([value, undefined], [value, null])).toBe(true);
+      expect(sameJson({ value }, { value, added: 1 })).toBe(false);
+      expect(sameJson({ value }, { value: [value] })).toBe(false);
+    }));
+    expect(sameJson({ a: { b: [1, { c: "x" }] } }, { a: { b: [1, { c: "y" }] } })).toBe(false);
+    expect(sameJson({ a: [] }, { a: {} })).toBe(false);
   });
 });

@@ -2,14 +2,14 @@
 // real Informer and Cache (frozen objects, default indexes) fed by a list of realistic pods
 // (pod-population.ts) parsed from JSON text as the REST list delivers them. Heap used after a
 // forced GC, minus the same before the informer existed. Two variants, each in a fresh
-// process: as `serve` runs it (managedFields stripped by the informer's transform) and
-// keeping everything the API server sent.
+// process: as `serve` runs it ("stripped": the informer's transform keeps only what
+// controllers read, src/controller/pod-cache.ts) and keeping everything the API server sent.
 //   node test/bench/informer-memory.ts [--pods N]
 //   node --expose-gc test/bench/informer-memory.ts --variant stripped|full [--pods N]
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Informer } from "../../src/controller/runtime/informer.ts";
-import { stripManagedFields } from "../../src/controller/runtime/strip-managed-fields.ts";
+import { podCacheProjection } from "../../src/controller/pod-cache.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { generatedListWatch, syncInformer } from "./generated-list-watch.ts";
 import { podPopulation } from "./pod-population.ts";
@@ -26,7 +26,7 @@ interface VariantResult {
 }
 
 export interface InformerMemoryResult {
-  /** Heap retained by the pod informer at `pods` pods, as serve configures it (managedFields stripped). */
+  /** Heap retained by the pod informer at `pods` pods, as serve configures it (podCacheProjection). */
   cacheMiB: number;
   pods: number;
   /** The same cache keeping managedFields. */
@@ -65,7 +65,7 @@ async function measureVariant(variant: Variant, count: number): Promise<VariantR
   const informer = new Informer<Pod>({
     name: "pods",
     listWatch: generatedListWatch({ count, generate, apiVersion: "v1", kind: "Pod" }),
-    ...(variant === "stripped" ? { transform: stripManagedFields } : {}),
+    ...(variant === "stripped" ? { transform: podCacheProjection } : {}),
     watchdogMs: 3_600_000,
   });
   const stop = await syncInformer(informer);

@@ -1,16 +1,18 @@
-// The controller benchmarks' world: one namespace with 100 PodDecorations and N pods made from
+// The controller benchmarks' world: one namespace with D PodDecorations and N pods made from
 // the pod captured from the real API server (fixtures/pod.json: status, managedFields, owner,
-// sidecars, service-account volume), each with its own name, uid, labels, owner, node, IPs and
-// container ids. Pods belong to 50 workloads: 40% CollaSet, 50% Deployment, 10% bare pods.
-// Their decorations are recorded by the engine itself (decoratePod), as the webhook does at
-// creation. The decorations each pod matches:
-//   pd-000..pd-001  every pod (a mesh, a log shipper)
-//   pd-002..pd-009  the pods of one of 8 tiers
-//   pd-010..pd-059  the pods of one workload
-//   pd-060..pd-099  the canary pods of one workload (none now: scanned, never matched)
-// so 4 per pod. One (pod, decoration) pair in 10 is still on the decoration's previous
+// sidecars, service-account volume), each with its own name, uid, labels, owner, node, IPs,
+// service-account volume and container ids. Pods belong to W workloads: 40% CollaSet, 50%
+// Deployment, 10% bare pods. Their decorations are recorded by the engine itself
+// (decoratePod), as the webhook does at creation. The decorations each pod matches (W = 50,
+// D = 100 is the DESIGN §9 world; 1,000 workloads and 1,000 decorations the 100k-pod one):
+//   pd-000..pd-001          every pod (a mesh, a log shipper)
+//   pd-002..pd-009          the pods of one of 8 tiers
+//   the next 5/9 of them    the pods of one workload
+//   the rest                the canary pods of one workload (none now: scanned, never matched)
+// so about 4 per pod. One (pod, decoration) pair in 10 is still on the decoration's previous
 // revision (a rollout under way), 1 pod in 100 escaped the webhook (no annotation), 1 in 20 is
-// not ready, and 1 bare pod in 10 has succeeded.
+// not ready, and 1 bare pod in 10 has succeeded. Pods that differ only in what is unique to a
+// pod are rendered once and stamped (names, uids, IPs, ids), so 100,000 pods take seconds.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { defaultPodDecoration, type PodDecoration } from "../../src/api/poddecoration.ts";
@@ -25,6 +27,7 @@ const fixture = JSON.parse(fixtureText) as Pod;
 
 export const POPULATION_NAMESPACE = fixture.metadata?.namespace ?? "bench";
 export const WORKLOADS = 50;
+export const DECORATIONS = 100;
 const TIERS = 8;
 
 export type WorkloadKind = "CollaSet" | "Deployment" | "bare";
@@ -49,10 +52,10 @@ function suffix(seed: string, length = 5): string {
   return [...createHash("sha256").update(seed).digest()].slice(0, length).map((byte) => alphabet[byte % alphabet.length]).join("");
 }
 
-const workloadName = (workload: number) => `app-${String(workload).padStart(2, "0")}`;
+const workloadName = (workload: number, workloads: number) => `app-${String(workload).padStart(String(workloads - 1).length, "0")}`;
 
 function decoration(index: number, selector: PodDecoration["spec"]["selector"], version: string): PodDecoration {
-  const name = `pd-${String(index).padStart(3, "0")}`;
+  const name = `pd-${String(index).padStart(4, "0")}`;
   return defaultPodDecoration({
     apiVersion: "apps.kusionstack.io/v1alpha1",
     kind: "PodDecoration",
@@ -71,12 +74,13 @@ function decoration(index: number, selector: PodDecoration["spec"]["selector"], 
   });
 }
 
-function decorations(version: string): PodDecoration[] {
-  return Array.from({ length: 100 }, (_, index) => {
+function decorations(version: string, count: number, workloads: number): PodDecoration[] {
+  const perWorkload = Math.min(workloads, Math.floor(((count - 10) * 5) / 9));
+  return Array.from({ length: count }, (_, index) => {
     if (index < 2) return decoration(index, { matchExpressions: [{ key: "app", operator: "Exists" }] }, version);
     if (index < 10) return decoration(index, { matchExpressions: [{ key: "tier", operator: "In", values: [`tier-${index - 2}`] }] }, version);
-    if (index < 60) return decoration(index, { matchLabels: { app: workloadName(index - 10) } }, version);
-    return decoration(index, { matchLabels: { app: workloadName(index - 60), track: "canary" } }, version);
+    if (index < 10 + perWorkload) return decoration(index, { matchLabels: { app: workloadName(index - 10, workloads) } }, version);
+    return decoration(index, { matchLabels: { app: workloadName((index - 10 - perWorkload) % workloads, workloads), track: "canary" } }, version);
   });
 }
 
@@ -88,34 +92,47 @@ export interface PodPopulation {
   updatedRevisions: Map<string, string>;
   /** Pod number index (0 ≤ index < size) as the API server would return it; a new object per call. */
   pod: (index: number) => Pod;
+  /** The same as JSON text. */
+  podText: (index: number) => string;
 }
 
-export function podPopulation(size: number): PodPopulation {
-  const current = decorations("v2");
+export interface PopulationShape {
+  workloads?: number;
+  decorations?: number;
+}
+
+/** Placeholders of what is unique to a pod, in the rendered text a pod is stamped from. */
+const UNIQUE = { name: "@@name@@", uid: "@@uid@@", resourceVersion: "@@rv@@", created: "@@created@@", node: "@@node@@", podIP: "@@podIP@@", hostIP: "@@hostIP@@", volume: "@@volume@@", ordinal: "@@ordinal@@" } as const;
+const UNIQUE_PATTERN = /@@(name|uid|rv|created|node|podIP|hostIP|volume|ordinal|id\d+)@@/g;
+
+export function podPopulation(size: number, shape: PopulationShape = {}): PodPopulation {
+  const workloads = shape.workloads ?? WORKLOADS;
+  const current = decorations("v2", shape.decorations ?? DECORATIONS, workloads);
   // The same decorations one spec change ago: what pods still on the previous revision record.
-  const previous = new Map(decorations("v1").map((pd) => [pd.metadata.name ?? "", liveRevision(pd)]));
+  const previous = new Map(decorations("v1", shape.decorations ?? DECORATIONS, workloads).map((pd) => [pd.metadata.name ?? "", liveRevision(pd)]));
   const updated = new Map<PodDecoration, DecorationRevision>(current.map((pd) => [pd, liveRevision(pd)]));
   const indexOf = new Map(current.map((pd, index) => [pd, index]));
   const fixtureOwnerUid = fixture.metadata?.ownerReferences?.[0]?.uid ?? "";
   const fixtureVolume = fixture.spec?.volumes?.find((volume) => volume.projected !== undefined)?.name ?? "";
   const fixtureNode = fixture.spec?.nodeName ?? "";
 
-  function pod(index: number): Pod {
-    const workload = index % WORKLOADS;
-    const ordinal = Math.floor(index / WORKLOADS);
+  /** Pod `index` with placeholders where it is unique, as JSON text. */
+  function rendered(index: number): string {
+    const workload = index % workloads;
+    const ordinal = Math.floor(index / workloads);
     const kind = workloadKind(workload);
-    const app = workloadName(workload);
+    const app = workloadName(workload, workloads);
     const templateHash = suffix(`${app}-template`, 10);
-    const name = kind === "Deployment" ? `${app}-${templateHash}-${suffix(`pod-${index}`)}` : kind === "CollaSet" ? `${app}-${suffix(`pod-${index}`)}` : `${app}-job-${ordinal}`;
+    const name = UNIQUE.name;
     const ownerUid = uid(`${app}-owner`);
-    const node = `worker-${String(index % 97).padStart(2, "0")}`;
+    let id = 0;
     const text = fixtureText
       .replaceAll(fixtureOwnerUid, ownerUid)
-      .replaceAll(fixtureVolume, `kube-api-access-${suffix(`volume-${index}`)}`)
-      .replaceAll(fixtureNode, node)
-      .replaceAll(fixture.status?.podIP ?? "", `10.244.${Math.floor(index / 250)}.${index % 250}`)
-      .replaceAll(fixture.status?.hostIP ?? "", `10.20.${Math.floor((index % 97) / 50)}.${index % 97}`)
-      .replace(/(containerd:\/\/|sha256:)[0-9a-f]{64}/g, (_match, prefix: string, offset: number) => `${prefix}${hex(`${index}-${offset}`, 64)}`);
+      .replaceAll(fixtureVolume, UNIQUE.volume)
+      .replaceAll(fixtureNode, UNIQUE.node)
+      .replaceAll(fixture.status?.podIP ?? "", UNIQUE.podIP)
+      .replaceAll(fixture.status?.hostIP ?? "", UNIQUE.hostIP)
+      .replace(/(containerd:\/\/|sha256:)[0-9a-f]{64}/g, (_match, prefix: string) => `${prefix}@@id${id++}@@`);
     const base = JSON.parse(text) as Pod;
     const metadata = base.metadata!;
     const labels: Record<string, string> = {};
@@ -123,7 +140,7 @@ export function podPopulation(size: number): PodPopulation {
     labels.app = app;
     labels.tier = `tier-${workload % TIERS}`;
     if (kind === "Deployment") labels["pod-template-hash"] = templateHash;
-    if (kind === "CollaSet") labels[INSTANCE_ID_LABEL] = String(ordinal);
+    if (kind === "CollaSet") labels[INSTANCE_ID_LABEL] = UNIQUE.ordinal;
     const annotations = { ...metadata.annotations };
     delete annotations[REVISIONS_ANNOTATION];
     const owner = kind === "Deployment"
@@ -133,16 +150,15 @@ export function podPopulation(size: number): PodPopulation {
         : undefined;
     const managedFields = kind === "bare" ? withoutOwnerFields(metadata.managedFields ?? []) : metadata.managedFields;
     const { ownerReferences: _owners, ...rest } = metadata;
-    const created = new Date(Date.UTC(2026, 2, 1) + index * 7_000).toISOString().replace(".000Z", "Z");
     let result: Pod = {
       ...base,
       metadata: {
         ...rest,
         name,
         generateName: kind === "Deployment" ? `${app}-${templateHash}-` : kind === "CollaSet" ? `${app}-` : undefined,
-        uid: uid(`pod-${index}`),
-        resourceVersion: String(100_000 + index),
-        creationTimestamp: created,
+        uid: UNIQUE.uid,
+        resourceVersion: UNIQUE.resourceVersion,
+        creationTimestamp: UNIQUE.created,
         labels,
         annotations,
         ...(owner === undefined ? {} : { ownerReferences: owner }),
@@ -156,14 +172,42 @@ export function podPopulation(size: number): PodPopulation {
       const revisionFor = (pd: PodDecoration) => ((index * 7 + (indexOf.get(pd) ?? 0)) % 10 === 0 ? previous.get(pd.metadata.name ?? "") : updated.get(pd));
       result = decoratePod(result as EnginePod, current, revisionFor).pod as Pod;
     }
-    return result;
+    return JSON.stringify(result);
   }
+
+  // Pods that differ only in what is unique to each render the same text: render it once.
+  const texts = new Map<string, string>();
+  function podText(index: number): string {
+    const workload = index % workloads;
+    const ordinal = Math.floor(index / workloads);
+    const kind = workloadKind(workload);
+    const variant = `${workload}/${index % 10}/${index % 100 === 99}/${index % 20 === 19}/${kind === "bare" && ordinal % 10 === 0}`;
+    let text = texts.get(variant);
+    if (text === undefined) texts.set(variant, (text = rendered(index)));
+    const app = workloadName(workload, workloads);
+    const values: Record<string, string> = {
+      name: kind === "Deployment" ? `${app}-${suffix(`${app}-template`, 10)}-${suffix(`pod-${index}`)}` : kind === "CollaSet" ? `${app}-${suffix(`pod-${index}`)}` : `${app}-job-${ordinal}`,
+      uid: uid(`pod-${index}`),
+      rv: String(100_000 + index),
+      created: new Date(Date.UTC(2026, 2, 1) + index * 7_000).toISOString().replace(".000Z", "Z"),
+      node: `worker-${String(index % 97).padStart(2, "0")}`,
+      podIP: `10.${244 + Math.floor(index / 62_500)}.${Math.floor(index / 250) % 250}.${index % 250}`,
+      hostIP: `10.20.${Math.floor((index % 97) / 50)}.${index % 97}`,
+      volume: `kube-api-access-${suffix(`volume-${index}`)}`,
+      ordinal: String(ordinal),
+    };
+    const ids = hex(`ids-${index}`, 64);
+    return text.replace(UNIQUE_PATTERN, (_match, key: string) => values[key] ?? `${ids.slice(0, 62)}${key.slice(2).padStart(2, "0")}`);
+  }
+
+  const pod = (index: number) => JSON.parse(podText(index)) as Pod;
 
   return {
     size,
     decorations: current,
     updatedRevisions: new Map([...updated].map(([pd, revision]) => [pd.metadata.name ?? "", revision.revisionName])),
     pod,
+    podText,
   };
 }
 

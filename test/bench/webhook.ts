@@ -42,6 +42,8 @@ export interface WebhookBenchResult {
   cpuThroughputRatio: number;
   /** Pod webhook p99 at the fixed rate (autocannon's figure). */
   p99Ms: number;
+  /** Pod webhook ÷ bare server p99 at the fixed rate, from the raw response times (µs resolution). */
+  p99Ratio: number;
   /** Pod webhook requests/s at saturation. */
   rps: number;
   fixedRate: number;
@@ -149,6 +151,7 @@ export async function benchWebhook(seconds = 10): Promise<WebhookBenchResult> {
     throughputRatio: decorate.saturation.rps / bare.saturation.rps,
     cpuThroughputRatio: bare.saturation.serverCpuMicrosPerRequest / decorate.saturation.serverCpuMicrosPerRequest,
     p99Ms: decorate.fixedRate.p99Ms,
+    p99Ratio: round(decorate.fixedRate.exactP99Ms / bare.fixedRate.exactP99Ms),
     rps: decorate.saturation.rps,
     fixedRate: FIXED_RATE,
     connections: CONNECTIONS,

@@ -5,11 +5,12 @@ import jsonpatch from "fast-json-patch";
 import { describe, expect, it } from "vitest";
 import { createJsonPatch } from "../../src/webhook/json-patch.ts";
 
-function applied(before: unknown, patch: unknown[]): unknown {
-  return jsonpatch.applyPatch(structuredClone(before), patch as jsonpatch.Operation[], true, false).newDocument;
-}
-
 const wire = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+
+/** The patch applied as the API server receives it: as JSON text (it shares the `after` value's parts, -0 included). */
+function applied(before: unknown, patch: unknown[]): unknown {
+  return jsonpatch.applyPatch(structuredClone(before), wire(patch) as jsonpatch.Operation[], true, false).newDocument;
+}
 
 // fast-json-patch, which applies the patches here, cannot add an own "__proto__" key (the API
 // server can: to it, that is a key like any other).

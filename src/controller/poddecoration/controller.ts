@@ -4,6 +4,7 @@
 import type { Logger } from "pino";
 import { isPodDecorationsKeyed, podDecorationKeysForPod } from "./mappers.ts";
 import { PodDecorationReconciler, type CachedDecoration } from "./reconciler.ts";
+import { indexPodsForDecorations } from "./pod-indexes.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import { controllerOf, objectKey, type ControllerRevision, type Pod } from "../../kube/objects.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -26,6 +27,7 @@ export interface PodDecorationControllerOptions {
 
 export function podDecorationController(options: PodDecorationControllerOptions): Controller {
   const { decorations, revisions, pods } = options.informers;
+  indexPodsForDecorations(pods.cache);
   const reconciler = new PodDecorationReconciler({
     decorations: decorations.cache,
     revisions: revisions.cache,

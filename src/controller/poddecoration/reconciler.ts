@@ -9,7 +9,7 @@ import { historyLimitOf, validatePodDecoration, type PodDecoration, type PodDeco
 import { isNotFound } from "../../kube/errors.ts";
 import { splitKey, type ControllerRevision, type KubeObject, type Pod } from "../../kube/objects.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
-import { canonicalJson } from "../../revision/canonical-json.ts";
+import { sameJson } from "../../api/json.ts";
 import { POD_DECORATION_NAME_LABEL } from "../../revision/controller-revision.ts";
 import type { StoredRevision } from "../../revision/history.ts";
 import { revisionData } from "../../revision/revision-data.ts";
@@ -20,6 +20,7 @@ import type { Result } from "../runtime/controller.ts";
 import type { EventRecorder } from "../runtime/event-recorder.ts";
 import { isMatchedPod } from "../../decoration/rollout.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
+import { podsRecording, selectablePods } from "./pod-indexes.ts";
 import { collaSetOf, desiredStatus } from "./status.ts";
 import type { DryRunCreate } from "../server-dry-run.ts";
 import { validateTemplate } from "./template-validation.ts";
@@ -108,7 +109,7 @@ export class PodDecorationReconciler {
     const { namespace = "", name = "" } = decoration.metadata;
     const finalizers = decoration.metadata.finalizers ?? [];
     if (!finalizers.includes(POD_DECORATION_FINALIZER)) return undefined;
-    const carriers = this.#options.pods.list(namespace).filter((pod) => collaSetOf(pod) !== undefined && recordedRevisions(pod)?.has(name) === true);
+    const carriers = podsRecording(this.#options.pods, decoration).filter((pod) => collaSetOf(pod) !== undefined);
     if (carriers.length > 0) {
       this.#options.logger.debug({ key: `${namespace}/${name}`, reason: `waiting for ${carriers.length} CollaSet pods to drop the decoration` });
       return undefined;
@@ -130,7 +131,7 @@ export class PodDecorationReconciler {
     const uid = decoration.metadata.uid ?? "";
     const known = this.#verdicts.get(uid);
     if (known?.revision === revision) return known.condition;
-    const matched = this.#options.pods.list(decoration.metadata.namespace).filter((pod) => isMatchedPod(decoration, pod)).sort(byName)[0];
+    const matched = selectablePods(this.#options.pods, decoration).filter((pod) => isMatchedPod(decoration, pod)).sort(byName)[0];
     const verdict = await validateTemplate(decoration, { revisionName: revision, template: data.template, injectStrategy: data.injectStrategy }, matched, this.#options.dryRunCreate);
     const condition: TemplateCondition = verdict.valid
       ? { type: "TemplateValid", status: "True", reason: "DryRunAccepted", message: `a pod rendered with revision ${revision} passes a server-side dry run` }
@@ -143,13 +144,13 @@ export class PodDecorationReconciler {
   async #writeStatus(decoration: CachedDecoration, updatedRevision: string | undefined, templateValid: TemplateCondition): Promise<PodDecorationStatus> {
     const status = desiredStatus({
       decoration,
-      pods: this.#options.pods.list(decoration.metadata.namespace),
+      pods: selectablePods(this.#options.pods, decoration),
       updatedRevision,
       collisionCount: decoration.status?.collisionCount ?? 0,
       templateValid,
       now: new Date(this.#options.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
     });
-    if (canonicalJson(status) !== canonicalJson(decoration.status ?? {})) {
+    if (!sameJson(status, decoration.status ?? {})) {
       await this.#options.client.podDecorations.replaceStatus({ ...decoration, status });
     }
     return status;
@@ -158,7 +159,7 @@ export class PodDecorationReconciler {
   async #prune(decoration: CachedDecoration, history: readonly StoredRevision[], status: PodDecorationStatus): Promise<void> {
     const name = decoration.metadata.name ?? "";
     const inUse = new Set<string>([status.currentRevision, status.updatedRevision].filter((revision) => revision !== undefined));
-    for (const pod of this.#options.pods.list(decoration.metadata.namespace)) {
+    for (const pod of podsRecording(this.#options.pods, decoration)) {
       const revision = recordedRevisions(pod)?.get(name);
       if (revision !== undefined) inUse.add(revision);
     }

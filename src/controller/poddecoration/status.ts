@@ -15,7 +15,7 @@ export interface StatusPod extends PodLike {
 
 export interface StatusInput {
   decoration: PodDecoration;
-  /** Pods of the decoration's namespace. */
+  /** Pods of the decoration's namespace, at least every one its selector matches (others are skipped). */
   pods: readonly StatusPod[];
   updatedRevision: string | undefined;
   collisionCount: number;
@@ -54,7 +54,10 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
       if (detail === undefined) details.set(collaSet, (detail = { affectedReplicas: 0, pods: [] }));
       detail.affectedReplicas++;
       // Escaped: the pod was admitted without any decision about decorations (webhook bypassed).
-      detail.pods.push({ name: pod.metadata?.name ?? "", ...(revision === undefined ? {} : { revision }), ...(recorded === null ? { escaped: true } : {}) });
+      const entry: { name: string; revision?: string; escaped?: boolean } = { name: pod.metadata?.name ?? "" };
+      if (revision !== undefined) entry.revision = revision;
+      if (recorded === null) entry.escaped = true;
+      detail.pods.push(entry);
     }
   }
 

@@ -19,6 +19,7 @@ export interface Lister<T extends KubeObject> {
   readonly size: number;
   /** Adds an index (existing objects are filed at once); names are unique per cache. */
   addIndex(name: string, indexFunc: IndexFunc<T>): void;
+  hasIndex(name: string): boolean;
   byIndex(name: string, value: string): T[];
   indexKeys(name: string, value: string): string[];
 }
@@ -63,6 +64,10 @@ export class Cache<T extends KubeObject> implements Lister<T> {
     this.#indexFuncs.set(name, indexFunc);
     this.#indexes.set(name, new Map());
     for (const [key, object] of this.#items) this.#file(name, indexFunc, key, object);
+  }
+
+  hasIndex(name: string): boolean {
+    return this.#indexFuncs.has(name);
   }
 
   byIndex(name: string, value: string): T[] {

@@ -1,0 +1,114 @@
+// The pod cache's indexes for the PodDecoration controller: the pods a selector can match are a
+// superset of those it matches (never fewer), narrowed by the most selective requirement an
+// index answers; the pods recording a decoration are found without a scan. Both give what a
+// scan of the namespace gives, also after pods change labels or recordings.
+import { describe, expect, it } from "vitest";
+import type { PodDecoration } from "../../../src/api/poddecoration.ts";
+import { indexPodsForDecorations, podsRecording, selectablePods } from "../../../src/controller/poddecoration/pod-indexes.ts";
+import { Cache } from "../../../src/controller/runtime/cache.ts";
+import { formatRevisionsAnnotation, REVISIONS_ANNOTATION } from "../../../src/decoration/recording.ts";
+import { isMatchedPod } from "../../../src/decoration/rollout.ts";
+import type { Pod } from "../../../src/kube/objects.ts";
+
+function pod(name: string, labels: Record<string, string>, recorded: string[] = [], namespace = "shop"): Pod {
+  const annotations = recorded.length === 0 ? undefined : { [REVISIONS_ANNOTATION]: formatRevisionsAnnotation(recorded.map((decoration) => ({ name: decoration, revision: `${decoration}-1` }))) };
+  return { metadata: { name, namespace, labels, ...(annotations === undefined ? {} : { annotations }) }, spec: { containers: [] } };
+}
+
+function decoration(name: string, selector: unknown, namespace = "shop"): PodDecoration {
+  return { apiVersion: "apps.kusionstack.io/v1alpha1", kind: "PodDecoration", metadata: { name, namespace }, spec: { selector: selector as PodDecoration["spec"]["selector"], template: {} } };
+}
+
+const pods = [
+  pod("web-1", { app: "web", tier: "front" }, ["mesh"]),
+  pod("web-2", { app: "web", tier: "front", track: "canary" }, ["mesh", "canary"]),
+  pod("api-1", { app: "api", tier: "back" }, ["mesh"]),
+  pod("db-1", { app: "db" }),
+  pod("job-1", { batch: "yes" }),
+  pod("web-other", { app: "web", tier: "front" }, ["mesh"], "other"),
+];
+
+const selectors: Record<string, unknown> = {
+  "matchLabels": { matchLabels: { app: "web" } },
+  "two matchLabels": { matchLabels: { app: "web", track: "canary" } },
+  "In": { matchExpressions: [{ key: "app", operator: "In", values: ["web", "api"] }] },
+  "Exists": { matchExpressions: [{ key: "track", operator: "Exists" }] },
+  "NotIn": { matchExpressions: [{ key: "app", operator: "NotIn", values: ["web"] }] },
+  "DoesNotExist": { matchExpressions: [{ key: "app", operator: "DoesNotExist" }] },
+  "NotIn with matchLabels": { matchLabels: { tier: "front" }, matchExpressions: [{ key: "track", operator: "NotIn", values: ["canary"] }] },
+  "everything": {},
+  "absent": undefined,
+  "In without values (invalid)": { matchExpressions: [{ key: "app", operator: "In", values: [] }] },
+  "not an object": "app=web",
+  "no such label": { matchLabels: { app: "nothing" } },
+};
+
+function names(list: readonly Pod[]): string[] {
+  return list.map((item) => item.metadata?.name ?? "").sort();
+}
+
+function indexed(): Cache<Pod> {
+  const cache = new Cache<Pod>();
+  for (const item of pods) cache.upsert(item);
+  indexPodsForDecorations(cache);
+  indexPodsForDecorations(cache); // twice is once
+  return cache;
+}
+
+describe("selectablePods", () => {
+  it.each(Object.entries(selectors))("%s: holds every matched pod of the namespace and nothing of another", (_name, selector) => {
+    const cache = indexed();
+    const pd = decoration("pd", selector);
+    const selectable = selectablePods(cache, pd);
+    const matched = cache.list("shop").filter((item) => isMatchedPod(pd, item));
+    expect(names(selectable)).toEqual(expect.arrayContaining(names(matched)));
+    expect(selectable.every((item) => item.metadata?.namespace === "shop")).toBe(true);
+  });
+
+  it("narrows by the most selective requirement the index answers", () => {
+    const cache = indexed();
+    const narrowed = (selector: unknown) => names(selectablePods(cache, decoration("pd", selector)));
+    expect(narrowed(selectors["matchLabels"])).toEqual(["web-1", "web-2"]);
+    expect(narrowed(selectors["two matchLabels"])).toEqual(["web-2"]);
+    expect(narrowed(selectors["In"])).toEqual(["api-1", "web-1", "web-2"]);
+    expect(narrowed(selectors["Exists"])).toEqual(["web-2"]);
+    expect(narrowed(selectors["NotIn with matchLabels"])).toEqual(["web-1", "web-2"]);
+    expect(narrowed(selectors["no such label"])).toEqual([]);
+    expect(narrowed(selectors["In without values (invalid)"])).toEqual([]);
+    // Nothing to narrow by: the namespace.
+    for (const name of ["NotIn", "DoesNotExist", "everything", "absent", "not an object"]) expect(narrowed(selectors[name])).toEqual(["api-1", "db-1", "job-1", "web-1", "web-2"]);
+  });
+
+  it("follows label changes and deletions", () => {
+    const cache = indexed();
+    const pd = decoration("pd", selectors["matchLabels"]);
+    cache.upsert(pod("db-1", { app: "web" }));
+    cache.delete("shop/web-1");
+    expect(names(selectablePods(cache, pd))).toEqual(["db-1", "web-2"]);
+  });
+
+  it("is the namespace's pods when the cache has no label index", () => {
+    const cache = new Cache<Pod>();
+    for (const item of pods) cache.upsert(item);
+    expect(names(selectablePods(cache, decoration("pd", selectors["matchLabels"])))).toEqual(["api-1", "db-1", "job-1", "web-1", "web-2"]);
+  });
+});
+
+describe("podsRecording", () => {
+  it("finds the pods of the namespace that record the decoration, with or without the index", () => {
+    const plain = new Cache<Pod>();
+    for (const item of pods) plain.upsert(item);
+    for (const cache of [indexed(), plain]) {
+      expect(names(podsRecording(cache, decoration("mesh", {})))).toEqual(["api-1", "web-1", "web-2"]);
+      expect(names(podsRecording(cache, decoration("canary", {})))).toEqual(["web-2"]);
+      expect(names(podsRecording(cache, decoration("mesh", {}, "other")))).toEqual(["web-other"]);
+      expect(podsRecording(cache, decoration("none", {}))).toEqual([]);
+    }
+  });
+
+  it("follows a pod that stops recording a decoration", () => {
+    const cache = indexed();
+    cache.upsert(pod("web-2", { app: "web" }, ["canary"]));
+    expect(names(podsRecording(cache, decoration("mesh", {})))).toEqual(["api-1", "web-1"]);
+  });
+});
