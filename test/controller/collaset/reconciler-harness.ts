@@ -10,7 +10,7 @@ import type { CachedCollaSet } from "../../../src/controller/collaset/reconciler
 import { CollaSetReconciler } from "../../../src/controller/collaset/reconciler.ts";
 import { Cache } from "../../../src/controller/runtime/cache.ts";
 import { Expectations } from "../../../src/controller/runtime/expectations.ts";
-import { FakeClock } from "../../../src/controller/runtime/fake-clock.ts";
+import { FakeClock } from "../fake-clock.ts";
 import { objectKey, type ControllerRevision, type KubeObject, type Pod } from "../../../src/kube/objects.ts";
 import type { JsonPatchOperation } from "../../../src/kube/patch.ts";
 
