@@ -125,7 +125,8 @@ export class ReconcilerHarness {
   }
 }
 
-function applyOperations<T extends object>(object: T, operations: readonly JsonPatchOperation[]): T {
+/** A JSON Patch as the API server applies it: all or nothing, a failed `test` answered as kube-apiserver does. */
+export function applyOperations<T extends object>(object: T, operations: readonly JsonPatchOperation[]): T {
   try {
     return jsonpatch.applyPatch(structuredClone(object), operations as jsonpatch.Operation[], true, false).newDocument;
   } catch {
