@@ -163,17 +163,7 @@ async function waitUntilCalled(config: KubeConfig): Promise<void> {
   const custom = config.makeApiClient(CustomObjectsApi);
   const namespace = uniqueName("probe");
   await core.createNamespace({ body: { metadata: { name: namespace } } });
-  // Serve says when its caches have synced (or exits): wait on that, not on a wall-clock bound
-  // that a loaded machine's slow start would exceed; then /readyz must agree.
-  const synced = new Promise<void>((resolve, reject) => {
-    const onOutput = () => {
-      if (output.includes('"msg":"caches synced; ready"')) resolve();
-    };
-    child.stdout.on("data", onOutput);
-    void exited.then((code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
-  });
   try {
-    await synced;
     await eventually(async () => {
       await custom.createNamespacedCustomObject({
         group: "apps.kusionstack.io",

@@ -109,13 +109,10 @@ class Harness {
     return this.writes.slice(before);
   }
 
-  #write<T>(what: string, perform: () => T): Promise<T> {
+  async #write<T>(what: string, perform: () => T): Promise<T> {
     this.writes.push(what);
-    try {
-      return Promise.resolve(perform());
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+    await Promise.resolve();
+    return perform();
   }
 }
 
@@ -167,7 +164,7 @@ describe("PodDecoration reconciler", () => {
 
   it("reports an invalid spec without storing a revision", async () => {
     const harness = new Harness();
-    harness.apply({ ...decoration(), spec: { ...decoration().spec, template: { containers: [{ name: "proxy" }] } } as PodDecoration["spec"] });
+    harness.apply({ ...decoration(), spec: { ...decoration().spec, template: { containers: [{ name: "proxy" }] } } });
     await harness.reconcile();
     expect(condition(harness, "TemplateValid")).toMatchObject({ status: "False", reason: "Invalid", message: expect.stringContaining("image") as unknown });
     expect(harness.revisions.list()).toEqual([]);
