@@ -112,7 +112,17 @@ export async function startServeProcess(options: ServeProcessOptions): Promise<S
     },
   };
 
+  // Serve says when its caches have synced (or exits): wait on that, not on a wall-clock bound
+  // that a loaded machine's slow start would exceed; then /readyz must agree.
+  const synced = new Promise<void>((resolve, reject) => {
+    const onOutput = () => {
+      if (output.includes('"msg":"caches synced; ready"')) resolve();
+    };
+    child.stdout.on("data", onOutput);
+    void exited.then((code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
+  });
   try {
+    await synced;
     await eventually(async () => {
       if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}:\n${output}`);
       return (await readyz(port)) ? true : undefined;

@@ -7,7 +7,7 @@
 import Type, { type Static } from "typebox";
 import { Value } from "typebox/value";
 import { childPath, type FieldError, indexPath, invalidError, notSupportedError, requiredError } from "./field-errors.ts";
-import { API_VERSION } from "./group.ts";
+import { API_VERSION, COLLASET_KIND } from "./group.ts";
 import { ConditionSchema, ObjectMetaSchema, PodTemplateSpecSchema } from "./kubernetes.ts";
 import { isEmptySelector, LabelSelectorSchema, parseLabelSelector } from "./label-selector.ts";
 import { nestingErrors } from "./nesting.ts";
@@ -16,7 +16,6 @@ import { IntOrString, OpenObject, StringEnum } from "./openapi.ts";
 import { validateContainers, validateLabels, validateObjectName, validateVolumes } from "./pod-validation.ts";
 import { schemaChecker } from "./schema-validation.ts";
 
-export const COLLASET_KIND = "CollaSet";
 export const COLLASET_PLURAL = "collasets";
 
 // KusionStack spells it ReCreate and has added Replace (create the new pod first); both are

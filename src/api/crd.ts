@@ -3,9 +3,9 @@
 // requires structural schemas, so the conversion rejects any keyword it cannot vouch for
 // rather than emitting a CRD the API server would refuse.
 import type { TSchema } from "typebox";
-import { COLLASET_KIND, COLLASET_PLURAL, CollaSetSpecSchema, CollaSetStatusSchema } from "./collaset.ts";
-import { GROUP, VERSION } from "./group.ts";
-import { POD_DECORATION_KIND, POD_DECORATION_PLURAL, PodDecorationSpecSchema, PodDecorationStatusSchema } from "./poddecoration.ts";
+import { COLLASET_PLURAL, CollaSetSpecSchema, CollaSetStatusSchema } from "./collaset.ts";
+import { COLLASET_KIND, GROUP, POD_DECORATION_KIND, VERSION } from "./group.ts";
+import { POD_DECORATION_PLURAL, PodDecorationSpecSchema, PodDecorationStatusSchema } from "./poddecoration.ts";
 
 /** An OpenAPI v3 schema as CRDs accept it (apiextensions.k8s.io/v1 JSONSchemaProps). */
 export type JsonSchemaProps = Record<string, unknown>;

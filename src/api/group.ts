@@ -1,4 +1,13 @@
 // The API group both kinds are served under: KusionStack's, so its manifests apply unchanged.
+// The one definition of the group, its version and the kinds; everything else imports these.
 export const GROUP = "apps.kusionstack.io";
 export const VERSION = "v1alpha1";
 export const API_VERSION = `${GROUP}/${VERSION}`;
+
+export const COLLASET_KIND = "CollaSet";
+export const POD_DECORATION_KIND = "PodDecoration";
+
+/** Whether an apiVersion (`group/version`) is of our group, at any version. */
+export function isOurGroup(apiVersion: string | undefined): boolean {
+  return (apiVersion ?? "").startsWith(`${GROUP}/`);
+}

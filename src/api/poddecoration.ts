@@ -21,7 +21,7 @@ import {
   requiredError,
   tooLongError,
 } from "./field-errors.ts";
-import { API_VERSION } from "./group.ts";
+import { API_VERSION, POD_DECORATION_KIND } from "./group.ts";
 import {
   AffinitySchema,
   ConditionSchema,
@@ -57,7 +57,6 @@ import {
   validateVolumes,
 } from "./pod-validation.ts";
 
-export const POD_DECORATION_KIND = "PodDecoration";
 export const POD_DECORATION_PLURAL = "poddecorations";
 
 export const METADATA_PATCH_POLICIES = ["Retain", "Overwrite", "MergePatchJson"] as const;

@@ -6,7 +6,7 @@
 import type { Pod } from "../api/pod.ts";
 import type { PodDecoration } from "../api/poddecoration.ts";
 import type { LabelSelector } from "../api/label-selector.ts";
-import { collaSetOf } from "../controller/poddecoration/status.ts";
+import { collaSetOwnerOf } from "../api/owners.ts";
 import { podRevisions, recordedRevisions, type RecordedRevision } from "../decoration/recording.ts";
 import { isMatchedPod, isPodReady, rolloutStandings, type RolloutPod, type RolloutStanding } from "../decoration/rollout.ts";
 import { selectDecorations } from "../decoration/selection.ts";
@@ -106,11 +106,16 @@ export interface PodWebhook {
 
 const nameOf = (object: { metadata?: { name?: string } }): string => object.metadata?.name ?? "";
 
+function collaSetNameOf(pod: Pod): string | undefined {
+  const name = collaSetOwnerOf(pod)?.name;
+  return typeof name === "string" ? name : undefined;
+}
+
 export function explainPod(pod: Pod, given: ClusterView): PodReport {
   // The pod read on its own is explained among its namespace's pods even if the list missed it.
   const view = given.pods.some((candidate) => nameOf(candidate) === nameOf(pod)) ? given : { ...given, pods: [...given.pods, pod] };
   const owner = pod.metadata?.ownerReferences?.find((reference) => reference.controller === true);
-  const collaSet = collaSetOf(pod) !== undefined;
+  const collaSet = collaSetOwnerOf(pod) !== undefined;
   const webhook = webhookScope(view, pod);
   const selection = selectDecorations(pod, view.decorations);
   const recorded = podRevisions(pod);
@@ -171,7 +176,7 @@ function verdictFor(pod: Pod, decoration: PodDecoration, view: ClusterView, sele
   if (exclusion !== undefined && exclusion.reason !== "group" && exclusion.reason !== "already-applied") {
     const reasons: Reason[] = [{ reason: exclusion.reason, detail: exclusion.detail }];
     if (podRevision === undefined) return { ...base, matches: false, state: "not-matched", reasons };
-    const collaSet = collaSetOf(pod);
+    const collaSet = collaSetNameOf(pod);
     const why: Reason = collaSet === undefined
       ? { reason: "admission-only", detail: `the pod still records revision ${podRevision}; a pod not owned by a CollaSet loses a decoration only when it is recreated` }
       : { reason: "rollout-in-progress", detail: `the pod still records revision ${podRevision}; CollaSet ${collaSet}'s controller takes it out` };
@@ -208,7 +213,7 @@ function verdictFor(pod: Pod, decoration: PodDecoration, view: ClusterView, sele
     const unseen: Reason[] = podRevision === undefined && webhook.inScope === false ? [{ reason: "outside-webhook-scope", detail: webhook.detail }] : [];
     return { ...verdict, state: "held", reasons: [...heldReasons, ...unseen] };
   }
-  const collaSet = collaSetOf(pod);
+  const collaSet = collaSetNameOf(pod);
   if (podRevision !== undefined) {
     const why: Reason = collaSet !== undefined
       ? { reason: "rollout-in-progress", detail: `CollaSet ${collaSet}'s controller moves the pod to ${target ?? "no revision"} (at most maxUnavailable pods at a time)` }

@@ -1,12 +1,14 @@
 // The ControllerRevision writes both controllers make (DESIGN §4): store the owner's current
 // data as a revision (reuse, roll back, create), and prune the history. The decisions are
 // src/revision/history.ts's; this is where they meet the API server.
+import type { Logger } from "pino";
 import { isAlreadyExists, isNotFound, statusMessage } from "../kube/errors.ts";
 import type { ControllerRevision, KubeObject } from "../kube/objects.ts";
 import type { ResourceClient } from "../kube/resource-client.ts";
 import { buildControllerRevision } from "../revision/controller-revision.ts";
 import { planRevision, revisionsToPrune, type StoredRevision } from "../revision/history.ts";
 import { controllerUidIndex, type Lister } from "./runtime/cache.ts";
+import type { Result } from "./runtime/controller.ts";
 import type { EventRecorder } from "./runtime/event-recorder.ts";
 
 export interface RevisionOwner {
@@ -29,7 +31,18 @@ export interface RevisionHistoryOptions {
   revisions: Lister<ControllerRevision>;
   client: Pick<ResourceClient<ControllerRevision>, "create" | "jsonPatch" | "delete">;
   events: Pick<EventRecorder, "record">;
+  logger: Pick<Logger, "info">;
 }
+
+/** An owner whose status counts hash collisions (DESIGN §4). */
+export interface CollidingOwner extends KubeObject {
+  status?: { collisionCount?: number };
+}
+
+export type Stored =
+  | { kind: "stored"; name: string; history: StoredRevision[] }
+  /** Not stored yet: what the reconcile returns meanwhile. */
+  | { kind: "requeue"; result: Result | undefined };
 
 export class RevisionHistory {
   readonly #options: RevisionHistoryOptions;
@@ -43,6 +56,25 @@ export class RevisionHistory {
     return this.#options.revisions
       .byIndex(controllerUidIndex, owner.metadata?.uid ?? "")
       .map((revision) => ({ name: revision.metadata?.name ?? "", revision: revision.revision, data: revision.data as unknown }));
+  }
+
+  /**
+   * Makes `data` the owner's newest revision, the one way both controllers do: wait for our own
+   * earlier create to show in the cache; on a hash collision, write collisionCount + 1 with
+   * `escape` (the status update event reconciles again, hashing to another name).
+   */
+  async storeNewest(owner: RevisionOwner & { object: CollidingOwner }, data: unknown, escape: (collisionCount: number) => Promise<unknown>): Promise<Stored> {
+    const history = this.of(owner.object);
+    const collisionCount = owner.object.status?.collisionCount ?? 0;
+    const stored = await this.store(owner, data, collisionCount, history);
+    if (stored.kind === "wait") return { kind: "requeue", result: { requeueAfter: 500 } };
+    if (stored.kind === "collision") {
+      const { namespace, name } = owner.object.metadata ?? {};
+      this.#options.logger.info({ key: `${namespace ?? ""}/${name ?? ""}`, reason: `revision name ${stored.name} is taken by other data; collisionCount ${collisionCount + 1}` });
+      await escape(collisionCount + 1);
+      return { kind: "requeue", result: undefined };
+    }
+    return { kind: "stored", name: stored.name, history };
   }
 
   /** Makes `data` the owner's newest revision. */

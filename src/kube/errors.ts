@@ -69,3 +69,12 @@ export function isGone(error: unknown): boolean {
 export function isJsonPatchNotApplied(error: unknown): boolean {
   return statusCode(error) === 422 && (statusBody(error)?.details?.causes ?? []).length === 0;
 }
+
+/**
+ * A write that lost a race: the object changed since the cache showed it (a guarding `test`
+ * no longer holds, a precondition conflicts). The change that won shows in the cache and
+ * requeues the object; it is neither a failure nor worth an event.
+ */
+export function isLostRace(error: unknown): boolean {
+  return isConflict(error) || isJsonPatchNotApplied(error);
+}

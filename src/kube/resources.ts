@@ -1,5 +1,6 @@
 // The resource types the controllers list and watch, described once so that paths,
 // list items' kind/apiVersion and informer names all come from the same place.
+import { COLLASET_KIND, GROUP, POD_DECORATION_KIND, VERSION } from "../api/group.ts";
 
 export interface ResourceType {
   /** "" for the core group. */
@@ -11,8 +12,6 @@ export interface ResourceType {
   namespaced: boolean;
 }
 
-export const kusionGroup = "apps.kusionstack.io";
-export const kusionVersion = "v1alpha1";
 
 export const resources = {
   pods: { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true },
@@ -22,8 +21,8 @@ export const resources = {
   secrets: { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true },
   controllerRevisions: { group: "apps", version: "v1", plural: "controllerrevisions", kind: "ControllerRevision", namespaced: true },
   leases: { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true },
-  podDecorations: { group: kusionGroup, version: kusionVersion, plural: "poddecorations", kind: "PodDecoration", namespaced: true },
-  collaSets: { group: kusionGroup, version: kusionVersion, plural: "collasets", kind: "CollaSet", namespaced: true },
+  podDecorations: { group: GROUP, version: VERSION, plural: "poddecorations", kind: POD_DECORATION_KIND, namespaced: true },
+  collaSets: { group: GROUP, version: VERSION, plural: "collasets", kind: COLLASET_KIND, namespaced: true },
 } as const satisfies Record<string, ResourceType>;
 
 export function apiVersionOf(resource: ResourceType): string {

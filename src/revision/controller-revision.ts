@@ -1,6 +1,7 @@
 // ControllerRevision objects for any owner (PodDecoration now, CollaSet templates later):
 // name, labels, data, revision number and the controller ownerReference that lets the
 // garbage collector remove a decoration's history with it.
+import type { ControllerRevision } from "../kube/objects.ts";
 import { boundedLabelValue, revisionName } from "./name.ts";
 
 export const REVISION_HASH_LABEL = "controller.kubernetes.io/hash";
@@ -12,27 +13,6 @@ export interface RevisionOwner {
   name: string;
   namespace: string;
   uid: string;
-}
-
-/** apps/v1 ControllerRevision, as plain JSON. */
-export interface ControllerRevision {
-  apiVersion: "apps/v1";
-  kind: "ControllerRevision";
-  metadata: {
-    name: string;
-    namespace: string;
-    labels: Record<string, string>;
-    ownerReferences: {
-      apiVersion: string;
-      kind: string;
-      name: string;
-      uid: string;
-      controller: true;
-      blockOwnerDeletion: true;
-    }[];
-  };
-  data: unknown;
-  revision: number;
 }
 
 export interface ControllerRevisionInput {
@@ -58,9 +38,4 @@ export function buildControllerRevision(input: ControllerRevisionInput): Control
     data: input.data,
     revision: input.revision,
   };
-}
-
-/** The `.revision` for a new (or rolled-back) revision: one more than the highest in the history. */
-export function nextRevisionNumber(history: readonly { revision?: number }[]): number {
-  return history.reduce((highest, item) => Math.max(highest, item.revision ?? 0), 0) + 1;
 }

@@ -4,7 +4,8 @@
 // the pods admissible under the namespace's Pod Security Standards. Checked when the spec is
 // created or changed; an update that leaves the spec alone (a finalizer, labels) is not checked.
 import { formatFieldError, forbiddenError } from "../api/field-errors.ts";
-import { POD_DECORATION_KIND, type PodDecoration } from "../api/poddecoration.ts";
+import { POD_DECORATION_KIND } from "../api/group.ts";
+import type { PodDecoration } from "../api/poddecoration.ts";
 import type { AccessReviewer, Subject } from "../kube/access-review.ts";
 import { statusMessage } from "../kube/errors.ts";
 import { allow, deny, type AdmissionRequest } from "./admission-review.ts";

@@ -2,9 +2,10 @@
 // mutating webhook writes the schema defaults, the validating webhook refuses an object
 // with every `Kind/name: field.path: reason` at once.
 import { formatFieldErrors, type FieldError } from "../api/field-errors.ts";
-import { COLLASET_KIND, defaultCollaSet, validateCollaSet, type CollaSet } from "../api/collaset.ts";
+import { defaultCollaSet, validateCollaSet, type CollaSet } from "../api/collaset.ts";
 import { collaSetWarnings } from "../api/collaset-warnings.ts";
-import { POD_DECORATION_KIND, defaultPodDecoration, validatePodDecoration, type PodDecoration } from "../api/poddecoration.ts";
+import { COLLASET_KIND, GROUP, POD_DECORATION_KIND } from "../api/group.ts";
+import { defaultPodDecoration, validatePodDecoration, type PodDecoration } from "../api/poddecoration.ts";
 import { podDecorationDefaultingWarnings, podDecorationWarnings } from "../api/poddecoration-warnings.ts";
 import { allow, allowWithPatch, deny, type AdmissionRequest } from "./admission-review.ts";
 import { createJsonPatch } from "./json-patch.ts";
@@ -36,7 +37,7 @@ export const validateCollaSets = validation(collaSetKind);
 function handles(request: AdmissionRequest, kind: string): boolean {
   return (
     (request.operation === "CREATE" || request.operation === "UPDATE") &&
-    request.kind.group === "apps.kusionstack.io" &&
+    request.kind.group === GROUP &&
     request.kind.kind === kind &&
     (request.subResource ?? "") === "" &&
     request.object != null

@@ -10,6 +10,7 @@ import type {
   AdmissionregistrationV1WebhookClientConfig as WebhookClientConfig,
 } from "@kubernetes/client-node";
 import { webhookPaths, type WebhookName } from "./server.ts";
+import { GROUP, VERSION } from "../api/group.ts";
 import type { ConfigurationKind, ConfigurationStore } from "./webhook-trust.ts";
 
 export const webhookConfigurationName = "pod-decorator";
@@ -55,7 +56,7 @@ function common(options: WebhookConfigurationOptions) {
 }
 
 function kusionRule(resource: "poddecorations" | "collasets") {
-  return { apiGroups: ["apps.kusionstack.io"], apiVersions: ["v1alpha1"], operations: ["CREATE", "UPDATE"], resources: [resource], scope: "Namespaced" };
+  return { apiGroups: [GROUP], apiVersions: [VERSION], operations: ["CREATE", "UPDATE"], resources: [resource], scope: "Namespaced" };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Evictions } from "../../src/controller/eviction.ts";
-import { FakeClock } from "../../src/controller/runtime/fake-clock.ts";
+import { FakeClock } from "./fake-clock.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { apiError } from "./collaset/reconciler-harness.ts";
 

@@ -10,7 +10,8 @@ import { podUpdate } from "../../src/controller/collaset/pod-update.ts";
 import { instanceIdOf, isAvailable, isReady, isScheduled, isTerminating, runsSpecImages, templateRevisionOf } from "../../src/controller/collaset/pod-state.ts";
 import { podCacheProjection } from "../../src/controller/pod-cache.ts";
 import { podLabelIndexFunc, podRecordedDecorationIndexFunc } from "../../src/controller/poddecoration/pod-indexes.ts";
-import { collaSetOf } from "../../src/controller/poddecoration/status.ts";
+import { collaSetOwnerOf } from "../../src/api/owners.ts";
+import { containersReady, hasServiceReadyGate, inLifecycle, lifecycleStep, protectionFinalizers, readyToOperate, serviceReady } from "../../src/controller/lifecycle/pod-ops-lifecycle.ts";
 import { samplePod } from "../../src/controller/poddecoration/template-validation.ts";
 import { recordedRevisions } from "../../src/decoration/recording.ts";
 import { isMatchedPod, isPodReady } from "../../src/decoration/rollout.ts";
@@ -70,8 +71,10 @@ describe("podCacheProjection", () => {
 
   it("every controller reader answers the same on the kept pod", () => {
     const readers: Record<string, (pod: Pod) => unknown> = {
-      isPodReady, isReady, isAvailable, isScheduled, isTerminating, runsSpecImages, instanceIdOf, templateRevisionOf, collaSetOf,
+      isPodReady, isReady, isAvailable, isScheduled, isTerminating, runsSpecImages, instanceIdOf, templateRevisionOf, collaSetOwnerOf,
       controllerOf: (pod) => controllerOf(pod),
+      lifecycleStep, inLifecycle, hasServiceReadyGate, serviceReady, protectionFinalizers, containersReady,
+      readyToOperate: (pod) => readyToOperate(pod, 0, 10_000, 5_000),
       isMatchedPod: (pod) => isMatchedPod(decoration, pod),
       recordedRevisions: (pod) => [...(recordedRevisions(pod) ?? new Map())],
       labelIndex: podLabelIndexFunc,

@@ -2,19 +2,20 @@
 // CollaSet, the owner of a pod or a template revision, the CollaSets a decoration or one of
 // its revisions affects), as in kubernetes/sample-controller.
 import type { Logger } from "pino";
+import { collaSetOwnerOf, podDecorationOwnerOf } from "../../api/owners.ts";
 import type { PodDecoration } from "../../api/poddecoration.ts";
 import type { DecorationSource } from "../../decoration/updated-revisions.ts";
 import type { KubeClient } from "../../kube/client.ts";
-import { controllerOf, objectKey, type ControllerRevision, type KubeObject, type Pod } from "../../kube/objects.ts";
+import type { ControllerRevision, KubeObject, Pod } from "../../kube/objects.ts";
 import type { Clock } from "../runtime/clock.ts";
-import { Controller } from "../runtime/controller.ts";
+import type { Controller } from "../runtime/controller.ts";
+import { enqueueRevisionOwners, reconcilerController } from "../reconciler-controller.ts";
 import type { EventRecorder } from "../runtime/event-recorder.ts";
 import { Expectations } from "../runtime/expectations.ts";
 import type { Informer } from "../runtime/informer.ts";
 import type { RuntimeMetrics } from "../runtime/metrics.ts";
-import { defaultControllerRateLimiter, MAX_RETRY_BACKOFF_MS } from "../runtime/rate-limiter.ts";
 import { Evictions } from "../eviction.ts";
-import { serverDryRun } from "../server-dry-run.ts";
+import { serverDryRun } from "../../kube/server-dry-run.ts";
 import { collaSetKeyOfPod, collaSetKeysForDecoration, collaSetKeysForForeignPod } from "./mappers.ts";
 import { CollaSetReconciler, type CachedCollaSet } from "./reconciler.ts";
 
@@ -56,36 +57,21 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
     evictions: new Evictions({ client: options.client.core.evictions, clock: options.clock }),
     ...(options.lifecycle === undefined ? {} : { lifecycle: options.lifecycle }),
   });
-  const controller = new Controller({
+  const controller = reconcilerController({
+    ...options,
     name: "collaset",
     reconcile: reconciler.reconcile,
-    workers: options.workers ?? 2,
-    rateLimiter: defaultControllerRateLimiter(options.clock, MAX_RETRY_BACKOFF_MS),
-    logger: options.logger,
-    clock: options.clock,
-    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
-    waitForSync: [collaSets, revisions, pods, decorations, decorationRevisions],
+    primary: collaSets,
+    secondary: [revisions, pods, decorations, decorationRevisions],
   });
-  const enqueue = (key: string | undefined) => {
-    if (key !== undefined) controller.enqueue(key);
-  };
   const enqueueAll = (keys: Iterable<string>) => {
     for (const key of keys) controller.enqueue(key);
   };
 
-  controller.watch(collaSets, {
-    onAdd: (collaSet) => enqueue(objectKey(collaSet)),
-    onUpdate: (_old, collaSet) => enqueue(objectKey(collaSet)),
-    onDelete: (collaSet) => enqueue(objectKey(collaSet)),
-  });
-  const revisionOwner = (revision: ControllerRevision) => {
-    const owner = controllerOf(revision);
-    if (owner?.kind === "CollaSet") enqueue(`${revision.metadata?.namespace ?? ""}/${owner.name}`);
-  };
-  controller.watch(revisions, { onAdd: revisionOwner, onUpdate: (_old, revision) => revisionOwner(revision), onDelete: revisionOwner });
+  enqueueRevisionOwners(controller, revisions, collaSetOwnerOf);
   const podChanged = (pod: Pod) => {
     const owner = collaSetKeyOfPod(pod);
-    if (owner !== undefined) enqueue(owner);
+    if (owner !== undefined) controller.enqueue(owner);
     else enqueueAll(collaSetKeysForForeignPod(collaSets.cache, decorations.cache.list(pod.metadata?.namespace ?? ""), pod));
   };
   controller.watch(pods, { onAdd: podChanged, onUpdate: (old, pod) => { podChanged(old); podChanged(pod); }, onDelete: podChanged });
@@ -96,8 +82,8 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
   });
   // A decoration revision becoming available can unblock pods waiting to be made of it.
   const decorationRevisionOwner = (revision: ControllerRevision) => {
-    const owner = controllerOf(revision);
-    const decoration = owner?.kind === "PodDecoration" ? decorations.cache.get(revision.metadata?.namespace, owner.name) : undefined;
+    const owner = podDecorationOwnerOf(revision);
+    const decoration = owner === undefined ? undefined : decorations.cache.get(revision.metadata?.namespace, owner.name);
     if (decoration !== undefined) enqueueAll(collaSetKeysForDecoration(collaSets.cache, decoration));
   };
   controller.watch(decorationRevisions, { onAdd: decorationRevisionOwner, onUpdate: (_old, revision) => decorationRevisionOwner(revision) });

@@ -1,15 +1,16 @@
 // Dependency mappers (DESIGN §7) for the CollaSet controller: which CollaSets to sync when a
 // pod, a decoration or a revision changes.
+import { collaSetOwnerOf } from "../../api/owners.ts";
 import type { PodDecoration } from "../../api/poddecoration.ts";
 import { selectorMatches } from "../../decoration/selector.ts";
-import { controllerOf, namespacedKey, type KubeObject, type Pod } from "../../kube/objects.ts";
+import { namespacedKey, type KubeObject, type Pod } from "../../kube/objects.ts";
 import type { Lister } from "../runtime/cache.ts";
 import type { CachedCollaSet } from "./reconciler.ts";
 
 /** The owning CollaSet of a pod, by its controller ownerReference. */
 export function collaSetKeyOfPod(pod: Pod): string | undefined {
-  const owner = controllerOf(pod);
-  return owner?.kind === "CollaSet" && (owner.apiVersion ?? "").startsWith("apps.kusionstack.io/") ? namespacedKey(pod.metadata?.namespace, owner.name) : undefined;
+  const owner = collaSetOwnerOf(pod);
+  return owner === undefined ? undefined : namespacedKey(pod.metadata?.namespace, owner.name);
 }
 
 /**

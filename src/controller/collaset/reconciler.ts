@@ -6,25 +6,27 @@
 import type { Logger } from "pino";
 import { defaultCollaSet, validateCollaSet, type CollaSet, type CollaSetStatus } from "../../api/collaset.ts";
 import { formatFieldErrors } from "../../api/field-errors.ts";
-import { API_VERSION } from "../../api/group.ts";
+import { API_VERSION, COLLASET_KIND } from "../../api/group.ts";
+import { collaSetOwnerOf } from "../../api/owners.ts";
 import type { PodDecoration } from "../../api/poddecoration.ts";
 import type { DecorationRevision } from "../../decoration/decorate.ts";
 import type { DecorationToApply } from "../../decoration/render.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
 import { DecorationError } from "../../decoration/decoration-error.ts";
 import { storedRevision, updatedRevisions, type DecorationSource } from "../../decoration/updated-revisions.ts";
-import { isConflict, isJsonPatchNotApplied, isNotFound, statusCode, statusMessage } from "../../kube/errors.ts";
+import { isLostRace, isNotFound, statusCode, statusMessage } from "../../kube/errors.ts";
 import { controllerOf, splitKey, type ControllerRevision, type KubeObject, type Pod } from "../../kube/objects.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
-import { canonicalJson } from "../../revision/canonical-json.ts";
 import { collaSetRevisionData, COLLASET_NAME_LABEL, templateOf } from "../../revision/collaset-revision-data.ts";
+import { addFinalizerOperation, hasFinalizer, removeFinalizerOperations } from "../finalizers.ts";
 import { RevisionHistory } from "../revision-history.ts";
+import { writeStatus } from "../status-write.ts";
 import { controllerUidIndex, type Lister } from "../runtime/cache.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Result } from "../runtime/controller.ts";
 import type { EventRecorder } from "../runtime/event-recorder.ts";
 import type { Expectations } from "../runtime/expectations.ts";
-import type { DryRunCreate } from "../server-dry-run.ts";
+import type { DryRunCreate } from "../../kube/server-dry-run.ts";
 import type { Evictions } from "../eviction.ts";
 import { endOperation, operateLabel, setServiceReady, startOperation } from "../lifecycle/lifecycle-writes.ts";
 import { decorationTargets } from "./decoration-targets.ts";
@@ -43,7 +45,7 @@ export interface CollaSetReconcilerOptions {
   /** PodDecorations and their revisions. */
   decorations: DecorationSource;
   client: {
-    collaSets: Pick<StatusClient<CachedCollaSet>, "replaceStatus">;
+    collaSets: Pick<StatusClient<CachedCollaSet>, "jsonPatchStatus">;
     pods: Pick<ResourceClient<Pod>, "create" | "delete" | "jsonPatch"> & Pick<StatusClient<Pod>, "jsonPatchStatus">;
     controllerRevisions: Pick<ResourceClient<ControllerRevision>, "create" | "jsonPatch" | "delete">;
   };
@@ -69,15 +71,6 @@ class Refused extends Error {
 /** A write that failed for a passing reason (the API server or a webhook unavailable): retried with backoff. */
 class WriteFailed extends Error {}
 
-/**
- * A write that lost a race: the pod changed since the cache showed it (a guarding `test` no
- * longer holds, a precondition conflicts). The change that won will show in the cache and
- * requeue the CollaSet; it is neither a failure nor worth an event.
- */
-function lostRace(error: unknown): boolean {
-  return isConflict(error) || isJsonPatchNotApplied(error);
-}
-
 export class CollaSetReconciler {
   readonly #options: CollaSetReconcilerOptions;
   readonly #revisions: RevisionHistory;
@@ -85,7 +78,7 @@ export class CollaSetReconciler {
 
   constructor(options: CollaSetReconcilerOptions) {
     this.#options = options;
-    this.#revisions = new RevisionHistory({ revisions: options.revisions, client: options.client.controllerRevisions, events: options.events });
+    this.#revisions = new RevisionHistory({ revisions: options.revisions, client: options.client.controllerRevisions, events: options.events, logger: options.logger });
     this.#updatedRevision = updatedRevisions(options.decorations);
   }
 
@@ -112,20 +105,14 @@ export class CollaSetReconciler {
     }
 
     const collaSet = defaultCollaSet(cached);
-    const history = this.#revisions.of(cached);
-    const collisionCount = cached.status?.collisionCount ?? 0;
-    const stored = await this.#revisions.store(
-      { object: cached, apiVersion: API_VERSION, kind: "CollaSet", ownerLabelKey: COLLASET_NAME_LABEL },
+    const stored = await this.#revisions.storeNewest(
+      { object: cached, apiVersion: API_VERSION, kind: COLLASET_KIND, ownerLabelKey: COLLASET_NAME_LABEL },
       collaSetRevisionData(collaSet),
-      collisionCount,
-      history,
+      (collisionCount) => writeStatus(this.#options.client.collaSets, cached, { ...cached.status, collisionCount }),
     );
-    if (stored.kind === "wait") return { requeueAfter: 500 };
-    if (stored.kind === "collision") {
-      this.#options.logger.info({ key, reason: `revision name ${stored.name} is taken by other data; collisionCount ${collisionCount + 1}` });
-      await this.#options.client.collaSets.replaceStatus({ ...cached, status: { ...cached.status, collisionCount: collisionCount + 1 } });
-      return undefined;
-    }
+    if (stored.kind === "requeue") return stored.result;
+    const { history } = stored;
+    const collisionCount = cached.status?.collisionCount ?? 0;
 
     const pods = this.#options.pods.byIndex(controllerUidIndex, cached.metadata.uid ?? "");
     // The revision just stored may not be cached yet: its data is known.
@@ -164,13 +151,8 @@ export class CollaSetReconciler {
       failure: (refused ?? retryable)?.message,
       now: new Date(this.#options.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
     });
-    try {
-      await this.#writeStatus(cached, status);
-    } catch (error) {
-      // The cache is behind the CollaSet; its update event requeues this key.
-      if (!isConflict(error)) throw error;
-      return { requeueAfter: 1000 };
-    }
+    // A stale cache: the CollaSet's update event requeues this key.
+    if ((await writeStatus(this.#options.client.collaSets, cached, status)) === "stale") return { requeueAfter: 1000 };
     await this.#prune(cached, history, stored.name, status, pods);
 
     if (retryable !== undefined) throw retryable;
@@ -215,7 +197,7 @@ export class CollaSetReconciler {
         try {
           await this.#act(key, collaSet, action);
         } catch (error) {
-          if (isNotFound(error) || lostRace(error)) continue;
+          if (isNotFound(error) || isLostRace(error)) continue;
           failures.push(error instanceof Refused ? error : new WriteFailed(`${describe(action)}: ${statusMessage(error)}`, { cause: error }));
         }
       }
@@ -261,7 +243,7 @@ export class CollaSetReconciler {
       case "release": {
         await this.#release(action.pod);
         const { namespace = "", name = "" } = action.pod.metadata ?? {};
-        expectations.expect(key, () => !(this.#options.pods.get(namespace, name)?.metadata?.finalizers ?? []).includes(RECREATE_FINALIZER));
+        expectations.expect(key, () => !hasFinalizer(this.#options.pods.get(namespace, name) ?? {}, RECREATE_FINALIZER));
         return;
       }
       case "recreate": {
@@ -270,15 +252,12 @@ export class CollaSetReconciler {
           throw this.#refusal(collaSet, "FailedUpdate", `recreating pod ${action.pod.metadata?.name ?? ""}`, undefined, verdict.message);
         }
         const { namespace = "", name = "", resourceVersion } = action.pod.metadata ?? {};
-        const finalizers = action.pod.metadata?.finalizers;
         // A lost race here has deleted nothing yet: #execute lets it go, the winner's event requeues us.
         // After a refused eviction the pod holds the finalizer already.
-        if (!(finalizers ?? []).includes(RECREATE_FINALIZER)) {
+        if (!hasFinalizer(action.pod, RECREATE_FINALIZER)) {
           await client.jsonPatch(namespace, name, [
             { op: "test", path: "/metadata/resourceVersion", value: resourceVersion },
-            finalizers === undefined
-              ? { op: "add", path: "/metadata/finalizers", value: [RECREATE_FINALIZER] }
-              : { op: "add", path: "/metadata/finalizers/-", value: RECREATE_FINALIZER },
+            addFinalizerOperation(action.pod, RECREATE_FINALIZER),
           ]);
         }
         const eviction = await this.#options.evictions.evict(action.pod);
@@ -303,7 +282,7 @@ export class CollaSetReconciler {
           await client.jsonPatch(namespace, name, operations);
         } catch (error) {
           // The resourceVersion test failed: the pod changed since the cache showed it; the change will requeue us.
-          if (lostRace(error)) return;
+          if (isLostRace(error)) return;
           throw this.#refusal(collaSet, "FailedUpdate", `updating pod ${name} in place`, error);
         }
         expectations.expect(key, () => this.#options.pods.get(namespace, name)?.metadata?.resourceVersion !== resourceVersion);
@@ -359,7 +338,7 @@ export class CollaSetReconciler {
   /** A 4xx answer (but a lost race) is the API server's verdict: an Event and a condition, not a hot retry. */
   #refusal(collaSet: CachedCollaSet, reason: string, what: string, error: unknown, message = statusMessage(error)): Error {
     const code = statusCode(error);
-    if (error !== undefined && (code === undefined || code >= 500 || code === 429 || lostRace(error))) {
+    if (error !== undefined && (code === undefined || code >= 500 || code === 429 || isLostRace(error))) {
       return error instanceof Error ? error : new Error(statusMessage(error));
     }
     this.#options.events.record(collaSet, "Warning", reason, `${what}: ${message}`);
@@ -369,9 +348,9 @@ export class CollaSetReconciler {
   /** Pods of a gone CollaSet awaiting replacement are let go, so the garbage collector can finish. */
   async #releaseAll(namespace: string, name: string, uid: string | undefined): Promise<void> {
     for (const pod of this.#options.pods.list(namespace)) {
-      const owner = controllerOf(pod);
-      if (owner?.kind !== "CollaSet" || owner.name !== name || (uid !== undefined && owner.uid !== uid)) continue;
-      if (!(pod.metadata?.finalizers ?? []).includes(RECREATE_FINALIZER)) continue;
+      const owner = collaSetOwnerOf(pod);
+      if (owner?.name !== name || (uid !== undefined && owner.uid !== uid)) continue;
+      if (!hasFinalizer(pod, RECREATE_FINALIZER)) continue;
       try {
         await this.#release(pod);
       } catch (error) {
@@ -382,16 +361,8 @@ export class CollaSetReconciler {
 
   /** Removes the recreate finalizer; a concurrent change of the finalizers fails the test instead of being overwritten. */
   async #release(pod: Pod): Promise<void> {
-    const { namespace = "", name = "", finalizers = [] } = pod.metadata ?? {};
-    await this.#options.client.pods.jsonPatch(namespace, name, [
-      { op: "test", path: "/metadata/finalizers", value: finalizers },
-      { op: "replace", path: "/metadata/finalizers", value: finalizers.filter((finalizer) => finalizer !== RECREATE_FINALIZER) },
-    ]);
-  }
-
-  async #writeStatus(collaSet: CachedCollaSet, status: CollaSetStatus): Promise<void> {
-    if (canonicalJson(status) === canonicalJson(collaSet.status ?? {})) return;
-    await this.#options.client.collaSets.replaceStatus({ ...collaSet, status });
+    const { namespace = "", name = "" } = pod.metadata ?? {};
+    await this.#options.client.pods.jsonPatch(namespace, name, removeFinalizerOperations(pod, RECREATE_FINALIZER));
   }
 
   async #prune(collaSet: CachedCollaSet, history: Parameters<RevisionHistory["prune"]>[1], updated: string, status: CollaSetStatus, pods: readonly Pod[]): Promise<void> {

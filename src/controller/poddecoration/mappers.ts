@@ -1,14 +1,10 @@
 // Dependency mappers (DESIGN §7): which decorations must be reconciled when a pod or a
 // revision changes.
 import { selectorMatches } from "../../decoration/selector.ts";
-import { objectKey, type OwnerReference, type Pod } from "../../kube/objects.ts";
+import { objectKey, type Pod } from "../../kube/objects.ts";
 import type { Lister } from "../runtime/cache.ts";
 import type { CachedDecoration } from "./reconciler.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
-
-export function isPodDecorationsKeyed(owner: OwnerReference): boolean {
-  return owner.kind === "PodDecoration" && (owner.apiVersion ?? "").startsWith("apps.kusionstack.io/");
-}
 
 /**
  * The decorations that select any of the given states of a pod (before and after a label

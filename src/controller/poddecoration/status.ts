@@ -5,11 +5,12 @@ import type { PodDecoration, PodDecorationStatus } from "../../api/poddecoration
 import { recordedRevisions } from "../../decoration/recording.ts";
 import { isMatchedPod, isPodReady, type PodLike } from "../../decoration/rollout.ts";
 import { withTransition } from "../conditions.ts";
+import { collaSetOwnerOf } from "../../api/owners.ts";
 
 export interface StatusPod extends PodLike {
   metadata?: PodLike["metadata"] & {
     annotations?: Record<string, string>;
-    ownerReferences?: readonly { kind?: string; name?: string; controller?: boolean }[];
+    ownerReferences?: readonly { apiVersion?: string; kind?: string; name?: string; controller?: boolean }[];
   };
 }
 
@@ -22,10 +23,6 @@ export interface StatusInput {
   /** The TemplateValid condition as last determined (without times). */
   templateValid: Omit<Condition, "lastTransitionTime" | "observedGeneration">;
   now: string;
-}
-
-export function collaSetOf(pod: StatusPod): string | undefined {
-  return pod.metadata?.ownerReferences?.find((owner) => owner.controller === true && owner.kind === "CollaSet")?.name;
 }
 
 export function desiredStatus(input: StatusInput): PodDecorationStatus {
@@ -48,7 +45,7 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
       updated++;
       if (isPodReady(pod)) updatedReady++;
     }
-    const collaSet = collaSetOf(pod);
+    const collaSet = collaSetOwnerOf(pod)?.name;
     if (collaSet !== undefined) {
       let detail = details.get(collaSet);
       if (detail === undefined) details.set(collaSet, (detail = { affectedReplicas: 0, pods: [] }));

@@ -6,7 +6,7 @@ import type { PodDecoration, PodDecorationTemplate } from "../../api/poddecorati
 import { DecorationError } from "../../decoration/decoration-error.ts";
 import { renderPod } from "../../decoration/render.ts";
 import type { DecorationRevision } from "../../decoration/decorate.ts";
-import type { DryRunCreate, DryRunVerdict } from "../server-dry-run.ts";
+import type { DryRunCreate, DryRunVerdict } from "../../kube/server-dry-run.ts";
 
 
 interface SamplePodSource {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { collaSetController } from "../../../src/controller/collaset/controller.ts";
 import type { CachedCollaSet } from "../../../src/controller/collaset/reconciler.ts";
 import type { EventRecorder } from "../../../src/controller/runtime/event-recorder.ts";
-import { FakeClock } from "../../../src/controller/runtime/fake-clock.ts";
+import { FakeClock } from "../fake-clock.ts";
 import { Informer } from "../../../src/controller/runtime/informer.ts";
 import type { KubeClient } from "../../../src/kube/client.ts";
 import type { KubeObject } from "../../../src/kube/objects.ts";

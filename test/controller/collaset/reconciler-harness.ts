@@ -9,13 +9,13 @@ import type { CollaSet } from "../../../src/api/collaset.ts";
 import type { CachedCollaSet } from "../../../src/controller/collaset/reconciler.ts";
 import { CollaSetReconciler } from "../../../src/controller/collaset/reconciler.ts";
 import { Evictions } from "../../../src/controller/eviction.ts";
-import { Cache } from "../../../src/controller/runtime/cache.ts";
+import { FrozenCache } from "../frozen-cache.ts";
 import { Expectations } from "../../../src/controller/runtime/expectations.ts";
-import { FakeClock } from "../../../src/controller/runtime/fake-clock.ts";
+import { FakeClock } from "../fake-clock.ts";
 import { objectKey, type ControllerRevision, type KubeObject, type Pod } from "../../../src/kube/objects.ts";
 import type { JsonPatchOperation } from "../../../src/kube/patch.ts";
 
-export type Write = "pods.create" | "pods.delete" | "pods.evict" | "pods.jsonPatch" | "pods.jsonPatchStatus" | "collaSets.replaceStatus";
+export type Write = "pods.create" | "pods.delete" | "pods.evict" | "pods.jsonPatch" | "pods.jsonPatchStatus" | "collaSets.jsonPatchStatus";
 
 export function apiError(code: number, body: object): ApiException<string> {
   return new ApiException(code, "HTTP error", JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code, ...body }), {});
@@ -29,9 +29,9 @@ export const webhookUnreachable = () =>
 
 export class ReconcilerHarness {
   readonly clock = new FakeClock();
-  readonly collaSets = new Cache<CachedCollaSet>();
-  readonly pods = new Cache<Pod>();
-  readonly revisions = new Cache<ControllerRevision>();
+  readonly collaSets = new FrozenCache<CachedCollaSet>();
+  readonly pods = new FrozenCache<Pod>();
+  readonly revisions = new FrozenCache<ControllerRevision>();
   readonly events: { type: string; reason: string; message: string }[] = [];
   readonly writes: string[] = [];
   readonly reconciler: CollaSetReconciler;
@@ -40,7 +40,7 @@ export class ReconcilerHarness {
 
   /** lifecycle: run the reconciler with PodOpsLifecycle (default off). */
   constructor(options: { lifecycle?: { drainDelayMs: number; stuckAfterMs: number } } = {}) {
-    const stored = <T extends KubeObject>(cache: Cache<T>, object: T): T => {
+    const stored = <T extends KubeObject>(cache: FrozenCache<T>, object: T): T => {
       const copy = structuredClone(object);
       copy.metadata = { ...copy.metadata, resourceVersion: String(++this.#version) };
       cache.upsert(copy);
@@ -59,7 +59,8 @@ export class ReconcilerHarness {
       decorations: { decorations: () => [], revisionData: () => undefined },
       client: {
         collaSets: {
-          replaceStatus: (object) => this.#write("collaSets.replaceStatus", object.metadata?.name ?? "", () => stored(this.collaSets, object)),
+          jsonPatchStatus: (namespace, name, operations) =>
+            this.#write("collaSets.jsonPatchStatus", name, () => stored(this.collaSets, applyOperations(this.collaSets.get(namespace, name)!, operations))),
         },
         pods: {
           create: (pod) =>
@@ -134,7 +135,8 @@ export class ReconcilerHarness {
   }
 }
 
-function applyOperations<T extends object>(object: T, operations: readonly JsonPatchOperation[]): T {
+/** A JSON Patch as the API server applies it: all or nothing, a failed `test` answered as kube-apiserver does. */
+export function applyOperations<T extends object>(object: T, operations: readonly JsonPatchOperation[]): T {
   try {
     return jsonpatch.applyPatch(structuredClone(object), operations as jsonpatch.Operation[], true, false).newDocument;
   } catch {

@@ -3,7 +3,7 @@ import { pino } from "pino";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { Controller, type Reconcile } from "../../../src/controller/runtime/controller.ts";
-import { FakeClock, settle } from "../../../src/controller/runtime/fake-clock.ts";
+import { FakeClock, settle } from "../fake-clock.ts";
 import type { EventHandler } from "../../../src/controller/runtime/informer.ts";
 
 function logSink() {

@@ -1,7 +1,7 @@
 import { ApiException } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { EventRecorder, type EventSink } from "../../../src/controller/runtime/event-recorder.ts";
-import { FakeClock, settle } from "../../../src/controller/runtime/fake-clock.ts";
+import { FakeClock, settle } from "../fake-clock.ts";
 import type { Event, KubeObject } from "../../../src/kube/objects.ts";
 
 /** Records what the recorder would write; events "exist" until expire() drops them. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Expectations } from "../../../src/controller/runtime/expectations.ts";
-import { FakeClock } from "../../../src/controller/runtime/fake-clock.ts";
+import { FakeClock } from "../fake-clock.ts";
 
 describe("Expectations", () => {
   it("holds a key until every write it made shows in the cache", () => {

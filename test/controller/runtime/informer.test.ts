@@ -1,7 +1,7 @@
 import { ApiException } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { controllerUidIndex, namespaceIndex } from "../../../src/controller/runtime/cache.ts";
-import { FakeClock, settle } from "../../../src/controller/runtime/fake-clock.ts";
+import { FakeClock, settle } from "../fake-clock.ts";
 import { Informer, waitForCacheSync } from "../../../src/controller/runtime/informer.ts";
 import { stripManagedFields } from "../../../src/controller/runtime/strip-managed-fields.ts";
 import type { ConfigMap } from "../../../src/kube/objects.ts";

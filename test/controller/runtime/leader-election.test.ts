@@ -1,6 +1,6 @@
 import { ApiException } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { FakeClock, settle } from "../../../src/controller/runtime/fake-clock.ts";
+import { FakeClock, settle } from "../fake-clock.ts";
 import { electionAction, LeaderElector, nextRecord } from "../../../src/controller/runtime/leader-election.ts";
 import type { LeaderElectionRecord, LeaseLock, LockedRecord } from "../../../src/controller/runtime/lease-lock.ts";
 

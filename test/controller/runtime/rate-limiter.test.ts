@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/controller/runtime/fake-clock.ts";
+import { FakeClock } from "../fake-clock.ts";
 import {
   BucketRateLimiter,
   defaultControllerRateLimiter,

@@ -1,6 +1,6 @@
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { FakeClock, settle } from "../../../src/controller/runtime/fake-clock.ts";
+import { FakeClock, settle } from "../fake-clock.ts";
 import { RuntimeMetrics } from "../../../src/controller/runtime/metrics.ts";
 import { ItemExponentialFailureRateLimiter } from "../../../src/controller/runtime/rate-limiter.ts";
 import { WorkQueue } from "../../../src/controller/runtime/work-queue.ts";

@@ -3,7 +3,7 @@
 // this way; the CollaSet controller checks a replacement before deleting the pod it replaces.
 import { CoreV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
 import type { Pod } from "../api/pod.ts";
-import { statusCode, statusMessage } from "../kube/errors.ts";
+import { statusCode, statusMessage } from "./errors.ts";
 
 export type DryRunVerdict = { valid: true } | { valid: false; message: string };
 

@@ -1,6 +1,6 @@
 // A Clock for tests: time stands still until advance() moves it, firing due timers in order
 // and letting the promise continuations they trigger run before the next one fires.
-import { sleepOn, type Clock, type Timer } from "./clock.ts";
+import { sleepOn, type Clock, type Timer } from "../../src/controller/runtime/clock.ts";
 
 interface Scheduled {
   at: number;
