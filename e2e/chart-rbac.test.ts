@@ -229,7 +229,7 @@ describe("the chart's ServiceAccount", () => {
     // Spelled out, for the reader: the shared CA Secret created and read, the Lease created and
     // renewed, the caBundle patched, revisions rolled back and pruned, the template's dry-run create.
     // The shared CA Secret written back, who serve is, and the PodDecoration's writer checked.
-    for (const grant of [" pods delete", " pods patch", "apps.kusionstack.io collasets/status update", " secrets create", " secrets get", " secrets update", "coordination.k8s.io leases create", "coordination.k8s.io leases update", "admissionregistration.k8s.io mutatingwebhookconfigurations patch", "apps controllerrevisions delete", "apps controllerrevisions patch", " pods create", "authentication.k8s.io selfsubjectreviews create", "authorization.k8s.io subjectaccessreviews create", " namespaces get"]) {
+    for (const grant of [" pods delete", " pods patch", "apps.kusionstack.io collasets/status patch", "apps.kusionstack.io poddecorations/status patch", " secrets create", " secrets get", " secrets update", "coordination.k8s.io leases create", "coordination.k8s.io leases update", "admissionregistration.k8s.io mutatingwebhookconfigurations patch", "apps controllerrevisions delete", "apps controllerrevisions patch", " pods create", "authentication.k8s.io selfsubjectreviews create", "authorization.k8s.io subjectaccessreviews create", " namespaces get"]) {
       expect(usedGrants.has(grant), grant).toBe(true);
     }
   }, 300_000);
@@ -307,7 +307,7 @@ describe("the chart's ServiceAccount", () => {
     ];
     const allowed = [
       ["list", "poddecorations.apps.kusionstack.io", "-A"],
-      ["update", "poddecorations.apps.kusionstack.io", "--subresource=status", "-n", appNamespace],
+      ["patch", "poddecorations.apps.kusionstack.io", "--subresource=status", "-n", appNamespace],
       ["patch", "mutatingwebhookconfigurations.admissionregistration.k8s.io/pod-decorator"],
       ["update", "leases.coordination.k8s.io/pod-decorator", "-n", ns],
       ["create", "pods", "-n", appNamespace],
