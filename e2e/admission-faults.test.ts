@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect } from "vitest";
 import { createCertificateAuthority } from "../src/webhook/certificates.ts";
 import { caSecret } from "../src/webhook/shared-ca.ts";
 import { applyWebhookConfigurations } from "../src/webhook/webhook-configuration.ts";
-import { clients, eventually, kubectl, test } from "./support/cluster.ts";
+import { createKubeClient } from "../src/kube/client.ts";
+import { clients, eventually, kubeConfig, kubectl, test } from "./support/cluster.ts";
 import { apply, collaSetYaml, decorationYaml, expectConverged, INSTANCE_ID, readCollaSet, REVISIONS, TEMPLATE_REVISION, waitSettled } from "./support/collaset-world.ts";
 import { startKubelet, type Kubelet } from "./support/kubelet.ts";
 import { freePort, startOperator, troubleLines, type Operator } from "./support/operator.ts";
@@ -220,7 +221,7 @@ describe("the API server's trust in the webhook", () => {
     const { admission, core } = clients();
     // The configurations a chart would install, empty caBundle included: serve fills it in. The
     // Secret lives in the test's namespace, whose pods the pod webhook must still see.
-    await applyWebhookConfigurations(admission, { target: { url: `https://127.0.0.1:${port}` }, caBundlePem: "", ownNamespace: "pod-decorator-system" });
+    await applyWebhookConfigurations(createKubeClient(kubeConfig()).admission.webhookConfigurations, { target: { url: `https://127.0.0.1:${port}` }, caBundlePem: "", ownNamespace: "pod-decorator-system" });
     const operator = await startOperator({
       existingWebhookConfigurations: { port, metricsPort, healthPort },
       args: [

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { createKubeClient } from "../src/kube/client.ts";
 import { privateApiServer, type PrivateApiServer } from "./runtime-control-plane.ts";
-import { kubeConfig, test } from "./support/cluster.ts";
+import { clients, kubeConfig, test } from "./support/cluster.ts";
 import { apply, collaSetPods, collaSetYaml, decorationYaml, ensureOperatorNamespace, expectConverged, isCollaSetPod, sidecarsOf, waitSettled } from "./support/collaset-world.ts";
 import { startKubelet, type Kubelet } from "./support/kubelet.ts";
 import { startOperator, troubleLines } from "./support/operator.ts";
@@ -43,7 +43,16 @@ afterAll(async () => {
 describe("kube-apiserver stopped and restarted mid-rollout", () => {
   test("the controller reconnects and finishes the rollout: no pod lost or duplicated, no decoration dropped", async ({ namespace, onTestFailed }) => {
     const operator = await startOperator({ kubeconfig, args: ["--leader-elect", `--leader-election-id=${namespace}`] });
-    onTestFailed(() => console.log(`serve's warnings and errors:\n${troubleLines(operator.logs())}`));
+    onTestFailed(async () => {
+      console.log(`serve's warnings and errors:\n${troubleLines(operator.logs())}`);
+      // What the controller did to each pod and why: a pod recreated twice names its reasons here.
+      const events = await clients().core.listNamespacedEvent({ namespace });
+      const lines = events.items
+        .filter((event) => event.involvedObject.kind === "CollaSet")
+        .map((event) => `${(event.lastTimestamp ?? event.eventTime)?.toISOString() ?? ""} ${event.reason ?? ""} x${event.count ?? 1}: ${event.message ?? ""}`)
+        .sort();
+      console.log(`the CollaSet's events:\n${lines.join("\n")}`);
+    });
     const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
     try {
       await apply(collaSetYaml(namespace, { replicas: REPLICAS, maxUnavailable: MAX_UNAVAILABLE }));

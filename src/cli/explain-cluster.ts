@@ -136,7 +136,7 @@ async function clusterView(client: Client, namespace: string, webhookConfigurati
 async function podWebhook(client: Client, name: string): Promise<ClusterView["webhook"]> {
   let configuration: MutatingWebhookConfiguration;
   try {
-    configuration = await client.admission.mutatingWebhookConfigurations.get(name);
+    configuration = await client.admission.webhookConfigurations.get("MutatingWebhookConfiguration", name);
   } catch (error) {
     if (isNotFound(error)) return { configuration: name, webhook: undefined };
     return { unreadable: `MutatingWebhookConfiguration ${name} could not be read (${statusMessage(error)}); whether the webhook sees the pod is unknown` };

@@ -6,7 +6,7 @@ import { once } from "node:events";
 import { hostname } from "node:os";
 import { readFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { AdmissionregistrationV1Api, type KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { collaSetController } from "../controller/collaset/controller.ts";
@@ -39,8 +39,9 @@ import { startHealthServer } from "../webhook/health-server.ts";
 import { createWebhookServer, type Readiness } from "../webhook/server.ts";
 import { createWebhookCertificateAuthority, fileCertificates, selfSignedCertificates, type SelfSignedCertificates, type ServingCertificates } from "../webhook/serving-certificates.ts";
 import { sharedCertificateAuthority } from "../webhook/shared-ca.ts";
-import { applyWebhookConfigurations, createWebhookConfiguration, webhookConfigurationName, webhookConfigurationStore, type WebhookConfigurationOptions } from "../webhook/webhook-configuration.ts";
-import { keepWebhookTrust, type ConfigurationKind, type WebhookTrustOptions } from "../webhook/webhook-trust.ts";
+import { applyWebhookConfigurations, createWebhookConfiguration, webhookConfigurationName, type WebhookConfigurationOptions } from "../webhook/webhook-configuration.ts";
+import { keepWebhookTrust, type WebhookTrustOptions } from "../webhook/webhook-trust.ts";
+import type { WebhookConfigurationKind } from "../kube/admission.ts";
 import type { Command } from "./command.ts";
 import { parseServeOptions, type ServeOptions } from "./serve-options.ts";
 
@@ -121,11 +122,10 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
     // the API server may blip or the chart's configurations may not exist yet: both are retried.
     const published = (async () => {
       if (options.webhookConfigUrl !== undefined) {
-        const admission = config.makeApiClient(AdmissionregistrationV1Api);
-        await untilDone(signal, logger, "publishing the webhook configurations", () => applyWebhookConfigurations(admission, urlConfiguration(options, certificates, caFilePem)));
+        await untilDone(signal, logger, "publishing the webhook configurations", () => applyWebhookConfigurations(client.admission.webhookConfigurations, urlConfiguration(options, certificates, caFilePem)));
         logger.info({ url: options.webhookConfigUrl }, "webhook configurations point at this process");
       }
-      trust = keepWebhookTrust(webhookTrustOptions(options, config, client, certificates, caFilePem, identity, logger), 10_000, signal);
+      trust = keepWebhookTrust(webhookTrustOptions(options, client, certificates, caFilePem, identity, logger), 10_000, signal);
       certificates.onChange(() => trust?.wake());
       await trust.firstPass;
     })();
@@ -284,23 +284,22 @@ function urlConfiguration(options: ServeOptions, certificates: ServingCertificat
 /** What keeps the API server trusting this process; see webhook-trust.ts. */
 function webhookTrustOptions(
   options: ServeOptions,
-  config: KubeConfig,
   client: KubeClient,
   certificates: ServingCertificates,
   caFilePem: string | undefined,
   identity: string,
   logger: Logger,
 ): WebhookTrustOptions {
-  const admission = config.makeApiClient(AdmissionregistrationV1Api);
+  const configurations = client.admission.webhookConfigurations;
   const { tls } = options;
   return {
-    configurations: webhookConfigurationStore(admission),
+    configurations,
     configurationName: options.webhookConfigUrl === undefined ? options.webhookConfigName : webhookConfigurationName,
     caBundle: () => certificates.caBundle() ?? caFilePem,
     ...(options.webhookConfigUrl === undefined
       ? {}
       : {
-        recreate: (kind: ConfigurationKind) => createWebhookConfiguration(admission, kind, urlConfiguration(options, certificates, caFilePem)),
+        recreate: (kind: WebhookConfigurationKind) => createWebhookConfiguration(configurations, kind, urlConfiguration(options, certificates, caFilePem)),
         owns: (clientConfig: { url?: string }) => clientConfig.url?.startsWith(options.webhookConfigUrl!.replace(/\/+$/, "")) === true,
       }),
     // A shared CA lives in a Secret only in a cluster; outside one the process holds its own.

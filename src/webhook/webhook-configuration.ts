@@ -2,16 +2,14 @@
 // two ways this process keeps them pointing at itself — creating them for a URL
 // (outside a cluster) or patching only the caBundle of the chart's (inside one).
 import type {
-  AdmissionregistrationV1Api,
   V1MutatingWebhook,
-  V1MutatingWebhookConfiguration,
   V1ValidatingWebhook,
-  V1ValidatingWebhookConfiguration,
   AdmissionregistrationV1WebhookClientConfig as WebhookClientConfig,
 } from "@kubernetes/client-node";
+import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration, WebhookConfiguration, WebhookConfigurationKind, WebhookConfigurations } from "../kube/admission.ts";
+import { isAlreadyExists, isConflict, isNotFound } from "../kube/errors.ts";
 import { webhookPaths, type WebhookName } from "./server.ts";
 import { GROUP, VERSION } from "../api/group.ts";
-import type { ConfigurationKind, ConfigurationStore } from "./webhook-trust.ts";
 
 export const webhookConfigurationName = "pod-decorator";
 export const injectionLabel = "poddecoration.kusionstack.io/injection";
@@ -92,7 +90,7 @@ function podScope(options: WebhookConfigurationOptions): Pick<V1MutatingWebhook,
   };
 }
 
-export function mutatingWebhookConfiguration(options: WebhookConfigurationOptions): V1MutatingWebhookConfiguration {
+export function mutatingWebhookConfiguration(options: WebhookConfigurationOptions): MutatingWebhookConfiguration {
   const webhooks: V1MutatingWebhook[] = [
     {
       name: "pods.pod-decorator.kusionstack.io",
@@ -123,7 +121,7 @@ export function mutatingWebhookConfiguration(options: WebhookConfigurationOption
   return { apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration", metadata: { name: webhookConfigurationName }, webhooks };
 }
 
-export function validatingWebhookConfiguration(options: WebhookConfigurationOptions): V1ValidatingWebhookConfiguration {
+export function validatingWebhookConfiguration(options: WebhookConfigurationOptions): ValidatingWebhookConfiguration {
   const webhooks: V1ValidatingWebhook[] = [
     { name: "poddecorations.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-poddecorations"), rules: [kusionRule("poddecorations")], matchConditions: [notBeingDeleted], ...common(options) },
     { name: "collasets.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-collasets"), rules: [kusionRule("collasets")], matchConditions: [notBeingDeleted], ...common(options) },
@@ -132,61 +130,31 @@ export function validatingWebhookConfiguration(options: WebhookConfigurationOpti
 }
 
 /** Creates both configurations, or replaces them when they exist (outside a cluster). */
-export async function applyWebhookConfigurations(api: AdmissionregistrationV1Api, options: WebhookConfigurationOptions): Promise<void> {
-  const mutating = mutatingWebhookConfiguration(options);
-  const validating = validatingWebhookConfiguration(options);
-  await upsert(
-    () => api.readMutatingWebhookConfiguration({ name: webhookConfigurationName }),
-    (resourceVersion) => api.replaceMutatingWebhookConfiguration({ name: webhookConfigurationName, body: withVersion(mutating, resourceVersion) }),
-    () => api.createMutatingWebhookConfiguration({ body: mutating }),
-  );
-  await upsert(
-    () => api.readValidatingWebhookConfiguration({ name: webhookConfigurationName }),
-    (resourceVersion) => api.replaceValidatingWebhookConfiguration({ name: webhookConfigurationName, body: withVersion(validating, resourceVersion) }),
-    () => api.createValidatingWebhookConfiguration({ body: validating }),
-  );
+export async function applyWebhookConfigurations(configurations: WebhookConfigurations, options: WebhookConfigurationOptions): Promise<void> {
+  for (const configuration of [mutatingWebhookConfiguration(options), validatingWebhookConfiguration(options)]) await upsert(configurations, configuration);
 }
 
 /** Creates one of the two configurations (outside a cluster, when it went missing). */
-export async function createWebhookConfiguration(api: AdmissionregistrationV1Api, kind: ConfigurationKind, options: WebhookConfigurationOptions): Promise<void> {
-  if (kind === "MutatingWebhookConfiguration") await api.createMutatingWebhookConfiguration({ body: mutatingWebhookConfiguration(options) });
-  else await api.createValidatingWebhookConfiguration({ body: validatingWebhookConfiguration(options) });
+export async function createWebhookConfiguration(configurations: WebhookConfigurations, kind: WebhookConfigurationKind, options: WebhookConfigurationOptions): Promise<void> {
+  await configurations.create(kind === "MutatingWebhookConfiguration" ? mutatingWebhookConfiguration(options) : validatingWebhookConfiguration(options));
 }
 
-/** Reading and JSON-patching either configuration by name (what webhook-trust.ts needs). */
-export function webhookConfigurationStore(api: AdmissionregistrationV1Api): ConfigurationStore {
-  return {
-    read: (kind, name) => (kind === "MutatingWebhookConfiguration" ? api.readMutatingWebhookConfiguration({ name }) : api.readValidatingWebhookConfiguration({ name })),
-    patch: (kind, name, body) => (kind === "MutatingWebhookConfiguration" ? api.patchMutatingWebhookConfiguration({ name, body: [...body] }) : api.patchValidatingWebhookConfiguration({ name, body: [...body] })),
-  };
-}
-
-function withVersion<T extends { metadata?: { resourceVersion?: string } }>(object: T, resourceVersion: string | undefined): T {
-  return { ...object, metadata: { ...object.metadata, ...(resourceVersion === undefined ? {} : { resourceVersion }) } };
-}
-
-async function upsert(
-  read: () => Promise<{ metadata?: { resourceVersion?: string } }>,
-  replace: (resourceVersion: string | undefined) => Promise<unknown>,
-  create: () => Promise<unknown>,
-): Promise<void> {
+async function upsert(configurations: WebhookConfigurations, configuration: WebhookConfiguration): Promise<void> {
+  const name = configuration.metadata?.name ?? "";
   for (let attempt = 0; ; attempt++) {
     try {
-      const current = await read().catch((error: unknown) => {
-        if (statusCode(error) === 404) return undefined;
+      const current = await configurations.get(configuration.kind as WebhookConfigurationKind, name).catch((error: unknown) => {
+        if (isNotFound(error)) return undefined;
         throw error;
       });
-      if (current === undefined) await create();
-      else await replace(current.metadata?.resourceVersion);
+      const resourceVersion = current?.metadata?.resourceVersion;
+      if (current === undefined) await configurations.create(configuration);
+      else await configurations.replace({ ...configuration, metadata: { ...configuration.metadata, ...(resourceVersion === undefined ? {} : { resourceVersion }) } });
       return;
     } catch (error) {
-      // Another replica wrote in between: read again and retry.
-      if (attempt < 5 && (statusCode(error) === 409 || statusCode(error) === 404)) continue;
+      // Another replica wrote (or deleted) in between: read again and retry.
+      if (attempt < 5 && (isConflict(error) || isNotFound(error) || isAlreadyExists(error))) continue;
       throw error;
     }
   }
-}
-
-function statusCode(error: unknown): number | undefined {
-  return typeof error === "object" && error !== null && "code" in error && typeof error.code === "number" ? error.code : undefined;
 }

@@ -5,25 +5,19 @@
 // - the caBundle of every webhook of our configurations: removed or changed → set back;
 // - outside a cluster, the configurations themselves: deleted → created again.
 // Each repair is logged and recorded as a Warning Event on the object repaired.
-import type { V1MutatingWebhookConfiguration, V1ValidatingWebhookConfiguration } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import type { EventType } from "../controller/runtime/event-recorder.ts";
+import type { WebhookConfiguration, WebhookConfigurationKind, WebhookConfigurations } from "../kube/admission.ts";
 import { isAlreadyExists, isNotFound, statusMessage } from "../kube/errors.ts";
 import type { KubeObject, Secret } from "../kube/objects.ts";
 import type { ResourceClient } from "../kube/resource-client.ts";
 import type { SelfSignedCertificates } from "./serving-certificates.ts";
 import { caFromSecret, caSecret } from "./shared-ca.ts";
 
-type Configuration = V1MutatingWebhookConfiguration | V1ValidatingWebhookConfiguration;
+/** The two configurations, read and patched by name (a JSON Patch). */
+export type ConfigurationStore = Pick<WebhookConfigurations, "get" | "jsonPatch">;
 
-/** The two configurations, read and patched by name (a JSON Patch), or created whole. */
-export interface ConfigurationStore {
-  read(kind: ConfigurationKind, name: string): Promise<Configuration>;
-  patch(kind: ConfigurationKind, name: string, operations: readonly object[]): Promise<unknown>;
-}
-
-export type ConfigurationKind = "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration";
-const KINDS: readonly ConfigurationKind[] = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+const KINDS: readonly WebhookConfigurationKind[] = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
 
 export interface EventSink {
   record(object: KubeObject, type: EventType, reason: string, message: string): void;
@@ -35,7 +29,7 @@ export interface WebhookTrustOptions {
   /** The PEM the configurations must trust; undefined when it is not ours to set (cert-manager's injector, the chart's values). */
   caBundle: () => string | undefined;
   /** Outside a cluster this process made the configurations: makes the missing one again. */
-  recreate?: (kind: ConfigurationKind) => Promise<void>;
+  recreate?: (kind: WebhookConfigurationKind) => Promise<void>;
   /**
    * Which webhooks are this process's to keep (default: all). Outside a cluster only those still
    * calling its URL: another process may have taken the configurations over.
@@ -103,11 +97,11 @@ async function reconcileCaSecret(options: WebhookTrustOptions, store: NonNullabl
   return [`adopted the CA in Secret ${namespace}/${name}`];
 }
 
-async function reconcileConfiguration(options: WebhookTrustOptions, kind: ConfigurationKind, caBundle: string): Promise<string[]> {
+async function reconcileConfiguration(options: WebhookTrustOptions, kind: WebhookConfigurationKind, caBundle: string): Promise<string[]> {
   const name = options.configurationName;
-  let configuration: Configuration;
+  let configuration: WebhookConfiguration;
   try {
-    configuration = await options.configurations.read(kind, name);
+    configuration = await options.configurations.get(kind, name);
   } catch (error) {
     if (!isNotFound(error) || options.recreate === undefined) throw error;
     await options.recreate(kind);
@@ -117,7 +111,7 @@ async function reconcileConfiguration(options: WebhookTrustOptions, kind: Config
   const wrong = (configuration.webhooks ?? []).flatMap((webhook, index) => (webhook.clientConfig.caBundle === caBundle || !owns(webhook.clientConfig) ? [] : [{ index, name: webhook.name }]));
   if (wrong.length === 0) return [];
   // Each change guarded by the webhook's name, so a concurrent edit of the list fails the patch instead of landing elsewhere.
-  await options.configurations.patch(kind, name, wrong.flatMap(({ index, name: webhook }) => [
+  await options.configurations.jsonPatch(kind, name, wrong.flatMap(({ index, name: webhook }) => [
     { op: "test", path: `/webhooks/${index}/name`, value: webhook },
     { op: "add", path: `/webhooks/${index}/clientConfig/caBundle`, value: caBundle },
   ]));

@@ -8,7 +8,8 @@ import { createCertificateAuthority, type CertificateAuthority } from "../../src
 import { selfSignedCertificates, type SelfSignedCertificates } from "../../src/webhook/serving-certificates.ts";
 import { caSecret } from "../../src/webhook/shared-ca.ts";
 import { mutatingWebhookConfiguration, validatingWebhookConfiguration } from "../../src/webhook/webhook-configuration.ts";
-import { reconcileWebhookTrust, type ConfigurationKind, type ConfigurationStore, type WebhookTrustOptions } from "../../src/webhook/webhook-trust.ts";
+import type { WebhookConfigurationKind as ConfigurationKind } from "../../src/kube/admission.ts";
+import { reconcileWebhookTrust, type ConfigurationStore, type WebhookTrustOptions } from "../../src/webhook/webhook-trust.ts";
 
 const NAME = "pod-decorator";
 
@@ -22,12 +23,12 @@ class Configurations implements ConfigurationStore {
   readonly stored = new Map<ConfigurationKind, StoredConfiguration>();
   patches = 0;
 
-  read(kind: ConfigurationKind) {
+  get(kind: ConfigurationKind) {
     const found = this.stored.get(kind);
     return found === undefined ? Promise.reject(notFound()) : Promise.resolve(structuredClone(found) as never);
   }
 
-  patch(kind: ConfigurationKind, _name: string, operations: readonly object[]) {
+  jsonPatch(kind: ConfigurationKind, _name: string, operations: readonly object[]) {
     this.patches++;
     const found = this.stored.get(kind)!;
     for (const operation of operations as { op: string; path: string; value: string }[]) {
@@ -35,7 +36,7 @@ class Configurations implements ConfigurationStore {
       if (operation.op === "test" && found.webhooks?.[index]?.name !== operation.value) return Promise.reject(new Error("test failed"));
       if (operation.op === "add") found.webhooks![index]!.clientConfig.caBundle = operation.value;
     }
-    return Promise.resolve();
+    return Promise.resolve(structuredClone(found) as never);
   }
 }
 
