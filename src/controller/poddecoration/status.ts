@@ -14,6 +14,17 @@ export interface StatusPod extends PodLike {
   };
 }
 
+/**
+ * What status.details' per-pod entries may take, in bytes of JSON (estimated). etcd holds at
+ * most 1.5 MiB per object: a decoration over tens of thousands of CollaSet pods would make a
+ * status no API server can store. Beyond the budget the pod lists are left out (the counts
+ * stay) and the PodDetail condition says so.
+ */
+export const POD_DETAIL_BUDGET_BYTES = 512 * 1024;
+/** The JSON around one entry: `{"name":"","revision":""},`, and `,"escaped":true`. */
+const POD_DETAIL_ENTRY_OVERHEAD = 26;
+const POD_DETAIL_ESCAPED_BYTES = 15;
+
 export interface StatusInput {
   decoration: PodDecoration;
   /** Pods of the decoration's namespace, at least every one its selector matches (others are skipped). */
@@ -33,6 +44,9 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
   let updated = 0;
   let updatedReady = 0;
   const details = new Map<string, { affectedReplicas: number; pods: { name: string; revision?: string; escaped?: boolean }[] }>();
+  const listPods = decoration.spec.disablePodDetail !== true;
+  let detailBytes = 0;
+  let detailPods = 0;
 
   for (const pod of input.pods) {
     if (!isMatchedPod(decoration, pod)) continue;
@@ -50,11 +64,15 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
       let detail = details.get(collaSet);
       if (detail === undefined) details.set(collaSet, (detail = { affectedReplicas: 0, pods: [] }));
       detail.affectedReplicas++;
-      // Escaped: the pod was admitted without any decision about decorations (webhook bypassed).
-      const entry: { name: string; revision?: string; escaped?: boolean } = { name: pod.metadata?.name ?? "" };
-      if (revision !== undefined) entry.revision = revision;
-      if (recorded === null) entry.escaped = true;
-      detail.pods.push(entry);
+      detailPods++;
+      if (listPods && detailBytes <= POD_DETAIL_BUDGET_BYTES) {
+        // Escaped: the pod was admitted without any decision about decorations (webhook bypassed).
+        const entry: { name: string; revision?: string; escaped?: boolean } = { name: pod.metadata?.name ?? "" };
+        if (revision !== undefined) entry.revision = revision;
+        if (recorded === null) entry.escaped = true;
+        detail.pods.push(entry);
+        detailBytes += POD_DETAIL_ENTRY_OVERHEAD + entry.name.length + (revision?.length ?? 0) + (entry.escaped === true ? POD_DETAIL_ESCAPED_BYTES : 0);
+      }
     }
   }
 
@@ -67,8 +85,12 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
       ? { type: "Ready", status: "False", reason: "TemplateInvalid", message: "the template renders pods the API server rejects" }
       : { type: "Ready", status: "True", reason: updated === matched ? "RolloutComplete" : "RolloutInProgress", message: `${updated} of ${matched} matched pods are on ${updatedRevision}` };
 
+  const withinBudget = detailBytes <= POD_DETAIL_BUDGET_BYTES;
+  const podDetail: Omit<Condition, "lastTransitionTime">[] = listPods && !withinBudget
+    ? [{ type: "PodDetail", status: "False", reason: "TooManyPods", message: `the ${detailPods} CollaSet pods' entries would exceed the ${POD_DETAIL_BUDGET_BYTES / 1024} KiB status.details may take; per-pod entries are left out (set spec.disablePodDetail to say so yourself)` }]
+    : [];
   const generation = decoration.metadata.generation;
-  const conditions = [ready, templateValid].map((condition) => withTransition(condition, decoration.status?.conditions, input.now, generation));
+  const conditions = [ready, templateValid, ...podDetail].map((condition) => withTransition(condition, decoration.status?.conditions, input.now, generation));
   return {
     ...(generation === undefined ? {} : { observedGeneration: generation }),
     ...(currentRevision === undefined ? {} : { currentRevision }),
@@ -84,7 +106,7 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
       .map(([collaSet, detail]) => ({
         collaSet,
         affectedReplicas: detail.affectedReplicas,
-        ...(decoration.spec.disablePodDetail === true ? {} : { pods: detail.pods.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) }),
+        ...(!listPods || !withinBudget ? {} : { pods: detail.pods.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) }),
       })),
     conditions,
   };
