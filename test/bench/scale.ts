@@ -8,6 +8,8 @@
 //                pods through the indexes, desiredStatus, the dirty check against the stored
 //                status), for the widest decoration (every pod) and for one selecting a workload
 //   full pass    the same for all 1,000 decorations, steady state (statuses stored)
+//   pod event    CPU µs to map one pod event to the decorations to reconcile (through the
+//                decoration cache's selector index), averaged over 10,000 cached pods
 // Every pod has its own name (the cache would hold fewer otherwise: checked).
 //   node test/bench/scale.ts [--pods N] [--decorations N] [--workloads N]
 import { performance } from "node:perf_hooks";
@@ -16,7 +18,8 @@ import { runInNewContext } from "node:vm";
 import type { Condition } from "../../src/api/kubernetes.ts";
 import type { PodDecorationStatus } from "../../src/api/poddecoration.ts";
 import { podCacheProjection } from "../../src/controller/pod-cache.ts";
-import { indexPodsForDecorations, selectablePods } from "../../src/controller/poddecoration/pod-indexes.ts";
+import { indexDecorationsBySelector, indexPodsForDecorations, selectablePods } from "../../src/controller/poddecoration/pod-indexes.ts";
+import { podDecorationKeysForPod } from "../../src/controller/poddecoration/mappers.ts";
 import type { CachedDecoration } from "../../src/controller/poddecoration/reconciler.ts";
 import { desiredStatus } from "../../src/controller/poddecoration/status.ts";
 import { Cache, type Lister } from "../../src/controller/runtime/cache.ts";
@@ -36,6 +39,9 @@ export interface ScaleResult {
   cacheMiB: number;
   kibPerPod: number;
   wireKibPerPod: number;
+  /** CPU µs to map one pod event to the decorations it may concern, and how many it maps to. */
+  podEventMappingUs: number;
+  decorationsPerPodEvent: number;
   /** Median CPU ms of the status work for the widest decoration (it selects every pod). */
   widestDecorationMs: number;
   widestDecorationMatchedPods: number;
@@ -116,6 +122,12 @@ export async function benchScale(podCount: number, decorationCount: number, work
 
   const decorations = new Cache<CachedDecoration>();
   for (const pd of population.decorations) decorations.upsert(deepFreeze(structuredClone(pd) as CachedDecoration));
+  indexDecorationsBySelector(decorations);
+  const sample = pods.list().filter((_, index) => index % Math.max(1, Math.floor(podCount / 10_000)) === 0).slice(0, 10_000);
+  let mappedDecorations = 0;
+  const podEventMs = cpuMs(() => {
+    for (const pod of sample) mappedDecorations += podDecorationKeysForPod(decorations, [pod]).size;
+  });
   const passCpuMs: number[] = [];
   for (let pass = 0; pass < 4; pass++) {
     const now = new Date(Date.UTC(2026, 3, 1, 0, 0, pass)).toISOString().replace(".000Z", "Z");
@@ -153,6 +165,8 @@ export async function benchScale(podCount: number, decorationCount: number, work
     fullPassMs: round(median(passCpuMs.slice(1))),
     coldPassMs: round(passCpuMs[0] ?? Number.NaN),
     passCpuMs: passCpuMs.map(round),
+    podEventMappingUs: round((podEventMs * 1000) / sample.length),
+    decorationsPerPodEvent: round(mappedDecorations / sample.length),
     syncSeconds: round(syncSeconds),
   };
 }

@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { podDecorationOwnerOf } from "../../api/owners.ts";
 import { podDecorationKeysForPod } from "./mappers.ts";
 import { PodDecorationReconciler, type CachedDecoration } from "./reconciler.ts";
-import { indexPodsForDecorations } from "./pod-indexes.ts";
+import { indexDecorationsBySelector, indexPodsForDecorations } from "./pod-indexes.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { ControllerRevision, Pod } from "../../kube/objects.ts";
 import { enqueueRevisionOwners, reconcilerController } from "../reconciler-controller.ts";
@@ -29,6 +29,7 @@ export interface PodDecorationControllerOptions {
 export function podDecorationController(options: PodDecorationControllerOptions): Controller {
   const { decorations, revisions, pods } = options.informers;
   indexPodsForDecorations(pods.cache);
+  indexDecorationsBySelector(decorations.cache);
   const reconciler = new PodDecorationReconciler({
     decorations: decorations.cache,
     revisions: revisions.cache,

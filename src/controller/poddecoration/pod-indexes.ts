@@ -1,12 +1,14 @@
-// The pod cache's indexes the PodDecoration controller reads through instead of scanning a
-// namespace (at 100,000 pods a decoration selecting one workload looks at that workload's pods
-// only): by label, for the pods a decoration's selector can match, and by recorded decoration,
-// for the pods that carry one. The selector's answer is a superset of the matched pods
-// (isMatchedPod still decides); requirements an index cannot narrow (NotIn, DoesNotExist, an
-// invalid selector) fall back to the narrowest one that can, else to the whole namespace.
+// The indexes the PodDecoration controller reads through instead of scanning a namespace (at
+// 100,000 pods and 1,000 decorations a decoration selecting one workload looks at that
+// workload's pods only, and a pod event at the decorations that may select it). The pod cache:
+// by label, for the pods a decoration's selector can match, and by recorded decoration, for the
+// pods that carry one. The decoration cache: by one label requirement of the selector, for the
+// decorations a pod's labels can satisfy. Both answers are supersets (the selector still
+// decides); requirements an index cannot narrow (NotIn, DoesNotExist, an invalid selector) fall
+// back to the narrowest one that can, else to the whole namespace.
 import type { PodDecoration } from "../../api/poddecoration.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
-import type { Pod } from "../../kube/objects.ts";
+import type { KubeObject, Pod } from "../../kube/objects.ts";
 import type { IndexFunc, Lister } from "../runtime/cache.ts";
 
 /** The pod cache's index by label: `namespace\0key` and `namespace\0key=value` for every label. */
@@ -29,6 +31,45 @@ export const podRecordedDecorationIndexFunc: IndexFunc<Pod> = (pod) => {
 
 const labelKey = (namespace: string, key: string) => `${namespace}\0${key}`;
 const labelPair = (namespace: string, key: string, value: string) => `${namespace}\0${key}=${value}`;
+/** Filed under by a decoration whose selector no label index can narrow: any pod of the namespace may match. */
+const anyLabels = (namespace: string) => `${namespace}\0`;
+
+/** The decoration cache's index by one requirement of the selector: values of the pod label index, or anyLabels. */
+export const decorationSelectorIndex = "selector-requirement";
+
+export const decorationSelectorIndexFunc: IndexFunc<PodDecoration & KubeObject> = (decoration) => {
+  const namespace = decoration.metadata.namespace ?? "";
+  const choices = indexChoices(decoration.spec.selector, namespace);
+  // A selected pod meets every requirement: filing under the one with the fewest values is enough.
+  if (choices === undefined) return [anyLabels(namespace)];
+  return choices.reduce((fewest, values) => (values.length < fewest.length ? values : fewest));
+};
+
+/** Adds the selector index to the decoration cache, once (pod events map to decorations through it). */
+export function indexDecorationsBySelector(decorations: Lister<PodDecoration & KubeObject>): void {
+  if (!decorations.hasIndex(decorationSelectorIndex)) decorations.addIndex(decorationSelectorIndex, decorationSelectorIndexFunc);
+}
+
+/**
+ * Every decoration of the pod's namespace whose selector may match the pod's labels (more is
+ * possible, fewer never). Without the index, the namespace's decorations.
+ */
+export function decorationsSelectable<D extends PodDecoration & KubeObject>(decorations: Lister<D>, pod: Pod): D[] {
+  const namespace = pod.metadata?.namespace ?? "";
+  if (!decorations.hasIndex(decorationSelectorIndex)) return decorations.list(namespace);
+  const keys = new Set(decorations.indexKeys(decorationSelectorIndex, anyLabels(namespace)));
+  for (const [key, value] of Object.entries(pod.metadata?.labels ?? {})) {
+    for (const indexValue of [labelKey(namespace, key), labelPair(namespace, key, value)]) {
+      for (const decorationKey of decorations.indexKeys(decorationSelectorIndex, indexValue)) keys.add(decorationKey);
+    }
+  }
+  const selectable: D[] = [];
+  for (const key of keys) {
+    const decoration = decorations.getByKey(key);
+    if (decoration !== undefined) selectable.push(decoration);
+  }
+  return selectable;
+}
 
 /** Adds both indexes to the pod cache, once (the PodDecoration controller reads through them). */
 export function indexPodsForDecorations(pods: Lister<Pod>): void {

@@ -1,10 +1,14 @@
 // The pod cache's indexes for the PodDecoration controller: the pods a selector can match are a
 // superset of those it matches (never fewer), narrowed by the most selective requirement an
 // index answers; the pods recording a decoration are found without a scan. Both give what a
-// scan of the namespace gives, also after pods change labels or recordings.
+// scan of the namespace gives, also after pods change labels or recordings. The decoration
+// cache's selector index: the decorations a pod event maps to, a superset of those selecting it.
 import { describe, expect, it } from "vitest";
 import type { PodDecoration } from "../../../src/api/poddecoration.ts";
-import { indexPodsForDecorations, podsRecording, selectablePods } from "../../../src/controller/poddecoration/pod-indexes.ts";
+import { decorationsSelectable, indexDecorationsBySelector, indexPodsForDecorations, podsRecording, selectablePods } from "../../../src/controller/poddecoration/pod-indexes.ts";
+import { podDecorationKeysForPod } from "../../../src/controller/poddecoration/mappers.ts";
+import type { CachedDecoration } from "../../../src/controller/poddecoration/reconciler.ts";
+import { selectorMatches } from "../../../src/decoration/selector.ts";
 import { Cache } from "../../../src/controller/runtime/cache.ts";
 import { formatRevisionsAnnotation, REVISIONS_ANNOTATION } from "../../../src/decoration/recording.ts";
 import { isMatchedPod } from "../../../src/decoration/rollout.ts";
@@ -110,5 +114,60 @@ describe("podsRecording", () => {
     const cache = indexed();
     cache.upsert(pod("web-2", { app: "web" }, ["canary"]));
     expect(names(podsRecording(cache, decoration("mesh", {})))).toEqual(["api-1", "web-1"]);
+  });
+});
+
+describe("decorationsSelectable", () => {
+  function decorationCache(indexedBySelector = true): Cache<CachedDecoration> {
+    const cache = new Cache<CachedDecoration>();
+    for (const [name, selector] of Object.entries(selectors)) cache.upsert(decoration(name, selector) as CachedDecoration);
+    cache.upsert(decoration("elsewhere", {}, "other") as CachedDecoration);
+    if (indexedBySelector) {
+      indexDecorationsBySelector(cache);
+      indexDecorationsBySelector(cache); // twice is once
+    }
+    return cache;
+  }
+  const decorationNames = (list: readonly PodDecoration[]) => list.map((item) => item.metadata.name ?? "").sort();
+
+  it.each(pods.map((item) => [item.metadata?.name ?? "", item] as const))("%s: holds every decoration of its namespace that selects it, and none of another", (_name, item) => {
+    const cache = decorationCache();
+    const selectable = decorationsSelectable(cache, item);
+    const selecting = cache.list(item.metadata?.namespace).filter((pd) => selectorMatches(pd.spec.selector, item.metadata?.labels));
+    expect(decorationNames(selectable)).toEqual(expect.arrayContaining(decorationNames(selecting)));
+    expect(selectable.every((pd) => pd.metadata.namespace === item.metadata?.namespace)).toBe(true);
+  });
+
+  it("narrows to the decorations whose indexed requirement the pod's labels meet, plus those nothing can narrow", () => {
+    const cache = decorationCache();
+    const unnarrowed = ["DoesNotExist", "NotIn", "absent", "everything", "not an object"];
+    expect(decorationNames(decorationsSelectable(cache, pod("db-1", { app: "db" })))).toEqual(unnarrowed);
+    expect(decorationNames(decorationsSelectable(cache, pods[1]!))).toEqual([...unnarrowed, "Exists", "In", "NotIn with matchLabels", "matchLabels", "two matchLabels"].sort());
+  });
+
+  it("follows a decoration whose selector changes, and one deleted", () => {
+    const cache = decorationCache();
+    cache.upsert(decoration("no such label", { matchLabels: { app: "db" } }) as CachedDecoration);
+    cache.delete("shop/DoesNotExist");
+    expect(decorationNames(decorationsSelectable(cache, pod("db-1", { app: "db" })))).toEqual(["NotIn", "absent", "everything", "no such label", "not an object"]);
+  });
+
+  it("is the namespace's decorations when the cache has no selector index", () => {
+    expect(decorationsSelectable(decorationCache(false), pod("db-1", { app: "db" }))).toHaveLength(Object.keys(selectors).length);
+  });
+});
+
+describe("podDecorationKeysForPod", () => {
+  it("names the decorations selecting either state of the pod and those it records, in its namespace only", () => {
+    const cache = new Cache<CachedDecoration>();
+    for (const [name, selector] of [["web", { matchLabels: { app: "web" } }], ["api", { matchLabels: { app: "api" } }], ["mesh", { matchLabels: { mesh: "on" } }], ["canary", { matchLabels: { track: "canary" } }]] as const) {
+      cache.upsert(decoration(name, selector) as CachedDecoration);
+      cache.upsert(decoration(name, selector, "other") as CachedDecoration);
+    }
+    indexDecorationsBySelector(cache);
+    const before = pod("p", { app: "web" }, ["mesh"]);
+    const after = pod("p", { app: "api" }, ["mesh"]);
+    expect([...podDecorationKeysForPod(cache, [before, after])].sort()).toEqual(["shop/api", "shop/mesh", "shop/web"]);
+    expect([...podDecorationKeysForPod(cache, [pod("q", { track: "canary" }, [], "other")])]).toEqual(["other/canary"]);
   });
 });
