@@ -4,7 +4,7 @@
 // nothing left terminating, and both statuses saying so.
 import type { V1Pod } from "@kubernetes/client-node";
 import { expect } from "vitest";
-import { isAvailable } from "../../src/controller/collaset/pod-state.ts";
+import { isAvailable } from "../../src/controller/pod-availability.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { clients, eventually, kubectl } from "./cluster.ts";
 

@@ -2,7 +2,7 @@
 // every moment, not just at the end: never two live pods with one instance id, never more
 // instance slots without an available pod than maxUnavailable allows. The watch sees pods in
 // the API server's order, so a controller acting on what it had seen cannot look worse here.
-import { isAvailable, isTerminating } from "../../src/controller/collaset/pod-state.ts";
+import { isAvailable, isTerminating } from "../../src/controller/pod-availability.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { INSTANCE_ID, isCollaSetPod } from "./collaset-world.ts";
 import type { PodWatch } from "./pod-watch.ts";
