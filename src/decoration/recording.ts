@@ -95,13 +95,28 @@ export function podRevisions(pod: { metadata?: { annotations?: Record<string, st
 
 const recordedCache = new WeakMap<object, Map<string, string> | null>();
 
+// Every pod a decoration applies to records the same name and revision: the maps share one
+// string of each, so comparing 100,000 pods' entries with a decoration's reads a few strings,
+// not one per pod (and the cache keeps one copy). Bounded, as labelKeys: pods are user input.
+const sharedTexts = new Map<string, string>();
+const SHARED_TEXTS_KEPT = 16_384;
+
+function shared(text: string): string {
+  let kept = sharedTexts.get(text);
+  if (kept === undefined) {
+    if (sharedTexts.size >= SHARED_TEXTS_KEPT) sharedTexts.clear();
+    sharedTexts.set(text, (kept = text));
+  }
+  return kept;
+}
+
 /** name → revision from a pod's annotation; null when the pod has no annotation. Cached per (frozen) pod. */
 export function recordedRevisions(pod: { metadata?: { annotations?: Record<string, string> } | undefined }): Map<string, string> | null {
   let recorded = recordedCache.get(pod);
   if (recorded === undefined) {
     recorded = pod.metadata?.annotations?.[REVISIONS_ANNOTATION] === undefined
       ? null
-      : new Map(podRevisions(pod).revisions.map((entry) => [entry.name, entry.revision]));
+      : new Map(podRevisions(pod).revisions.map((entry) => [shared(entry.name), shared(entry.revision)]));
     recordedCache.set(pod, recorded);
   }
   return recorded;
