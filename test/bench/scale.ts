@@ -116,8 +116,6 @@ export async function benchScale(podCount: number, decorationCount: number, work
     for (const pod of sample) mappedDecorations += podDecorationKeysForPod(decorations, [pod]).size;
   });
   const passCpuMs = Array.from({ length: 4 }, (_, pass) => statusPass(pods, decorations, population.updatedRevisions, pass).cpuMs);
-  collectGarbage();
-  const retainedAfterPasses = process.memoryUsage().heapUsed - heapBefore;
 
   // One changed decoration: its status work alone, as a reconcile after its spec changed.
   const one = (name: string) => {
@@ -131,6 +129,9 @@ export async function benchScale(podCount: number, decorationCount: number, work
   };
   const widest = one(population.decorations[0]!.metadata.name ?? "");
   const workload = one(population.decorations[10]!.metadata.name ?? "");
+  // Measured last: forced collections just before would make the runs above start cold.
+  collectGarbage();
+  const retainedAfterPasses = process.memoryUsage().heapUsed - heapBefore;
   await stop();
   return {
     pods: podCount,
