@@ -21,6 +21,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { podCacheProjection } from "../../src/controller/pod-cache.ts";
 import { indexDecorationsBySelector, indexPodsForDecorations } from "../../src/controller/poddecoration/pod-indexes.ts";
+import { indexPodsByWorkload } from "../../src/controller/workload-rollout/workloads.ts";
 import { podDecorationKeysForPod } from "../../src/controller/poddecoration/mappers.ts";
 import type { CachedDecoration } from "../../src/controller/poddecoration/reconciler.ts";
 import { Cache } from "../../src/controller/runtime/cache.ts";
@@ -100,6 +101,8 @@ export async function benchScale(podCount: number, decorationCount: number, work
     watchdogMs: 3_600_000,
   });
   indexPodsForDecorations(informer.cache);
+  // The rollout to pods of other owners files every pod by workload too, in serve.
+  indexPodsByWorkload(informer.cache);
   const stop = await syncInformer(informer);
   const syncSeconds = (performance.now() - started) / 1000;
   collectGarbage();
