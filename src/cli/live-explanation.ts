@@ -224,9 +224,8 @@ function movingReasons(pod: Pod, decoration: PodDecoration, target: string | und
   const collaSet = collaSetNameOf(pod);
   if (collaSet !== undefined) return [{ reason: "rollout-in-progress", detail: `CollaSet ${collaSet}'s controller moves the pod to ${to} (at most maxUnavailable pods at a time)` }];
   const workload = workloadOf(pod);
-  const blocked = decoration.status?.workloads
-    ?.find((entry) => entry.kind === workload.kind && entry.name === workload.name)
-    ?.blocked?.find((entry) => entry.pod === nameOf(pod));
+  const standing = decoration.status?.workloads?.find((entry) => entry.kind === workload.kind && entry.name === workload.name);
+  const blocked = standing?.blocked?.find((entry) => entry.pod === nameOf(pod)) ?? unlistedBlocked(standing);
   if (blocked?.reason === "NeedsRecreation") return [{ reason: "needs-recreation", detail: blocked.message }];
   if (blocked !== undefined) return [{ reason: "update-blocked", detail: `${blocked.reason}: ${blocked.message}` }];
   return [{
@@ -251,6 +250,17 @@ function standingsOf(decoration: PodDecoration, updatedRevision: string, view: C
     byDecoration.set(decoration, standings);
   }
   return standings;
+}
+
+/**
+ * A pod the status does not list (it lists the first blocked pods by name): when every outdated
+ * pod of its workload is blocked, and all those listed for one reason, it is blocked for it too.
+ */
+function unlistedBlocked(standing: NonNullable<NonNullable<PodDecoration["status"]>["workloads"]>[number] | undefined): { reason: string; message: string } | undefined {
+  const listed = standing?.blocked ?? [];
+  const [first] = listed;
+  if (standing === undefined || first === undefined || standing.blockedPods !== standing.outdatedPods || listed.some((entry) => entry.reason !== first.reason)) return undefined;
+  return { reason: first.reason, message: `every outdated pod of the workload is blocked (${standing.blockedPods}; the status lists the first ${listed.length} by name), all for this reason; for example ${first.message}` };
 }
 
 /** Why a matching pod records nothing of a decoration that has a revision for it. */

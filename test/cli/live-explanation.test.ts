@@ -133,6 +133,11 @@ describe("explainPod", () => {
     expect(verdictOf(a, world, "logging")).toMatchObject({ state: "outdated", reasons: [{ reason: "needs-recreation", detail: expect.stringContaining("changes containers") as string }] });
     expect(verdictOf(b, world, "logging")).toMatchObject({ state: "outdated", reasons: [{ reason: "update-blocked", detail: expect.stringContaining("EvictionRefused: pod web-b: eviction refused") as string }] });
     expect(verdictOf(c, world, "logging").reasons).toEqual([{ reason: "rollout-in-progress", detail: expect.stringContaining("of its Deployment web at a time") as string }]);
+
+    // Beyond the status's list: every outdated pod blocked, the listed ones all for one reason.
+    const [deployment] = logging.status.workloads ?? [];
+    const fewer = { ...logging, status: { ...logging.status, workloads: [{ ...deployment!, outdatedPods: 3, blockedPods: 3, blocked: [deployment!.blocked![0]!] }] } };
+    expect(verdictOf(c, view([fewer], [a, b, c]), "logging")).toMatchObject({ reasons: [{ reason: "needs-recreation", detail: expect.stringContaining("every outdated pod of the workload is blocked (3; the status lists the first 1 by name)") as string }] });
   });
 
   it("plans the pod with its namespace's pods even when the list missed it", () => {
