@@ -13,7 +13,7 @@ import type { Pod } from "../../src/kube/objects.ts";
 import { testImage } from "../node/test-images.ts";
 import { apply, decorationYaml, ensureOperatorNamespace, readDecoration, REVISIONS, type DecorationRollout } from "../support/collaset-world.ts";
 import { eventually, kubeConfig, kubectl, test } from "../support/cluster.ts";
-import { byName, decorationEvent, decorationEvents, decorationStatus, deploymentYaml, isDeploymentPod, workloadStatus } from "../support/deployment-world.ts";
+import { byName, decorationEvent, decorationEvents, decorationStatus, deploymentYaml, isDeploymentPod, whyNotMoving, workloadStatus } from "../support/deployment-world.ts";
 import { explainPodJson, verdict } from "../support/explain-cli.ts";
 import { startOperator, type Operator } from "../support/operator.ts";
 import { PodWatch, runsImage } from "../support/pod-watch.ts";
@@ -173,7 +173,7 @@ describe("decoration updates for a Deployment's pods on the real node", () => {
       const workload = workloadStatus(outdated, "Deployment", "web")!;
       console.log(`[decoration-rollout] needs recreation: workload ${JSON.stringify(workload)}; event: ${blocked.message ?? ""}`);
       expect(workload).toMatchObject({ matchedPods: replicas, updatedPods: 0 });
-      expect(workload.reason ?? "", "the status says why").toMatch(/recreat/i);
+      expect(whyNotMoving(workload), "the status says why").toMatch(/recreat/i);
       expect(outdated.status?.updatedPods).toBe(0);
       for (const pod of world.pods) expectUntouched(pod, watch.get(nameOf(pod)));
       const needsRecreation = verdict(await explainPodJson(namespace, nameOf(world.pods[0]!)), "logging");
@@ -194,7 +194,7 @@ spec: { maxUnavailable: 0, selector: { matchLabels: { app: web } } }
       const refused = await decorationEvent(namespace, "EvictionRefused", (message) => message.includes("eviction refused"));
       const refusedStatus = await decorationStatus(namespace, (decoration) => ((workloadStatus(decoration, "Deployment", "web")?.blockedPods ?? 0) > 0 ? decoration : undefined), "blocked pods reported for the Deployment");
       console.log(`[decoration-rollout] eviction refused: workload ${JSON.stringify(workloadStatus(refusedStatus, "Deployment", "web"))}; event: ${refused.message ?? ""}`);
-      expect(workloadStatus(refusedStatus, "Deployment", "web")?.reason ?? "", "the status says why").toMatch(/evict/i);
+      expect(whyNotMoving(workloadStatus(refusedStatus, "Deployment", "web")), "the status says why").toMatch(/evict/i);
       const verdicts = await Promise.all(world.pods.map(async (pod) => verdict(await explainPodJson(namespace, nameOf(pod)), "logging")));
       expect(verdicts.map((each) => each.state)).toEqual(world.pods.map(() => "outdated"));
       expect(verdicts.some((each) => each.reasons.some((reason) => String(reason.reason) === "update-blocked")), JSON.stringify(verdicts)).toBe(true);

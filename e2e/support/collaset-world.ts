@@ -4,7 +4,7 @@
 // nothing left terminating, and both statuses saying so.
 import type { V1Pod } from "@kubernetes/client-node";
 import { expect } from "vitest";
-import { isAvailable } from "../../src/controller/collaset/pod-state.ts";
+import { isAvailable } from "../../src/controller/pod-availability.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { clients, eventually, kubectl } from "./cluster.ts";
 
@@ -183,7 +183,10 @@ export interface WorkloadStatus {
   updatedPods?: number;
   outdatedPods?: number;
   blockedPods?: number;
+  /** Why pods do not move (the contract's single reason). */
   reason?: string;
+  /** Why pods do not move, per blocked pod (the first few). */
+  blocked?: { pod: string; reason: string; message: string }[];
 }
 
 export async function readCollaSet(namespace: string): Promise<CollaSetObject> {

@@ -44,6 +44,11 @@ export function workloadStatus(decoration: DecorationObject, kind: string, name:
   return decoration.status?.workloads?.find((workload) => workload.kind === kind && workload.name === name);
 }
 
+/** What the workload's status says about why its pods do not move: its reason, and each blocked pod's. */
+export function whyNotMoving(workload: WorkloadStatus | undefined): string {
+  return [workload?.reason, ...(workload?.blocked ?? []).map((entry) => `${entry.pod}: ${entry.reason}: ${entry.message}`)].filter((text) => text !== undefined && text !== "").join("; ");
+}
+
 /** Waits until the `logging` decoration's status is of its current generation and `check` finds what it wants there. */
 export function decorationStatus<T>(namespace: string, check: (decoration: DecorationObject) => T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
   let last: DecorationObject["status"];

@@ -3,7 +3,7 @@
 // id, never more instance slots (pods) without an available pod than maxUnavailable allows. The
 // watch sees pods in the API server's order, so a controller acting on what it had seen cannot
 // look worse here.
-import { isAvailable, isTerminating } from "../../src/controller/collaset/pod-state.ts";
+import { isAvailable, isTerminating } from "../../src/controller/pod-availability.ts";
 import { inLifecycle } from "../../src/controller/lifecycle/pod-ops-lifecycle.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { INSTANCE_ID, isCollaSetPod } from "./collaset-world.ts";

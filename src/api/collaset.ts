@@ -13,6 +13,7 @@ import { isEmptySelector, LabelSelectorSchema, parseLabelSelector } from "./labe
 import { nestingErrors } from "./nesting.ts";
 import { withoutNullFields } from "./null-fields.ts";
 import { IntOrString, OpenObject, StringEnum } from "./openapi.ts";
+import { validateMaxUnavailable } from "./max-unavailable.ts";
 import { validateContainers, validateLabels, validateObjectName, validateVolumes } from "./pod-validation.ts";
 import { schemaChecker } from "./schema-validation.ts";
 
@@ -160,11 +161,3 @@ function validateSpec(spec: CollaSetSpec): FieldError[] {
 }
 
 /** A positive count or a percentage in (0%, 100%]: with 0 no pod could ever be updated. */
-function validateMaxUnavailable(value: number | string, path: string): FieldError[] {
-  if (typeof value === "number") return value >= 1 ? [] : [invalidError(path, value, "must be greater than or equal to 1")];
-  const match = /^(\d+)%$/.exec(value);
-  if (match === null) return [invalidError(path, value, "a string must be a percentage like '25%'")];
-  const percent = Number(match[1]);
-  if (percent < 1 || percent > 100) return [invalidError(path, value, "must be between 1% and 100%")];
-  return [];
-}

@@ -42,7 +42,8 @@ import { containerRules, primaryPatchRules } from "./container-rules.ts";
 import { volumeSourceRules } from "./volume-rules.ts";
 import { nestingErrors } from "./nesting.ts";
 import { withoutNullFields } from "./null-fields.ts";
-import { OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
+import { IntOrString, OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
+import { validateMaxUnavailable } from "./max-unavailable.ts";
 import { reservedKeyErrors } from "./reserved-keys.ts";
 import { schemaChecker } from "./schema-validation.ts";
 import {
@@ -65,6 +66,8 @@ export const CONTAINER_INJECT_POLICIES = ["BeforePrimaryContainer", "AfterPrimar
 export const DEFAULT_HISTORY_LIMIT = 20;
 /** The new-pod policy (the KusionStack proposal's "case 3"). */
 export const NEW_POD_REVISIONS = ["Updated", "Current"] as const;
+/** What a rollout does with a pod of another owner than a CollaSet whose change cannot be made in place. */
+export const RECREATE_POLICIES = ["Never", "Evict"] as const;
 
 export const MetadataPatchSchema = Type.Object({
   patchPolicy: Type.Optional(StringEnum(METADATA_PATCH_POLICIES, {
@@ -136,6 +139,12 @@ export const PodDecorationSpecSchema = Type.Object({
     rollingUpdate: Type.Optional(Type.Object({
       partition: Type.Optional(Type.Integer({ minimum: 0, description: "Number of matched pods (with selector: of the pods it selects) that stay on their current revision." })),
       selector: Type.Optional(LabelSelectorSchema),
+      maxUnavailable: Type.Optional(IntOrString({
+        description: "Pods of one workload (a Deployment, StatefulSet, DaemonSet, Job, or the namespace's pods without a controller) that the rollout may make unavailable at once: a count or a percentage of the workload's matched pods; 1 when unset. CollaSet pods follow their CollaSet's maxUnavailable.",
+      })),
+    })),
+    recreatePolicy: Type.Optional(StringEnum(RECREATE_POLICIES, {
+      description: "For pods not owned by a CollaSet whose change cannot be made in place (more than images and metadata): Never (unset) reports them outdated and leaves them running; Evict evicts them through the Eviction API, PodDisruptionBudgets holding, so their owner recreates them with the updated revision.",
     })),
     newPodRevision: Type.Optional(StringEnum(NEW_POD_REVISIONS, {
       description: "Which revision a pod created during a rollout gets where the partition leaves the choice: Updated (unset) or Current. The partition's count holds either way.",
@@ -146,6 +155,27 @@ export const PodDecorationSpecSchema = Type.Object({
   template: Type.Optional(PodDecorationTemplateSchema),
 });
 export type PodDecorationSpec = Static<typeof PodDecorationSpecSchema>;
+
+/** Why a pod of another owner than a CollaSet does not move to the revision it should have. */
+export const BLOCKED_REASONS = ["NeedsRecreation", "EvictionRefused", "RenderError", "LifecycleStuck"] as const;
+
+function WorkloadStatusSchema() {
+  return Type.Object({
+    kind: Type.String({ description: "Deployment, StatefulSet, DaemonSet, Job, another controller's kind, or Pod for the pods without a controller." }),
+    name: Type.String({ description: "The workload's name; empty for the pods without a controller." }),
+    matchedPods: Type.Integer(),
+    updatedPods: Type.Integer(),
+    /** Should move to the updated revision and have not yet (held-back pods are not outdated). */
+    outdatedPods: Type.Integer(),
+    blockedPods: Type.Integer(),
+    /** The first blocked pods (at most 10) and why. */
+    blocked: Type.Optional(Type.Array(Type.Object({
+      pod: Type.String(),
+      reason: StringEnum(BLOCKED_REASONS),
+      message: Type.String(),
+    }))),
+  });
+}
 
 export const PodDecorationStatusSchema = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
@@ -166,6 +196,9 @@ export const PodDecorationStatusSchema = Type.Object({
       escaped: Type.Optional(Type.Boolean()),
     }))),
   }))),
+  workloads: Type.Optional(Type.Array(WorkloadStatusSchema(), {
+    description: "The rollout to pods not owned by a CollaSet, per workload (CollaSet pods are in details).",
+  })),
   conditions: Type.Optional(Type.Array(ConditionSchema)),
 });
 export type PodDecorationStatus = Static<typeof PodDecorationStatusSchema>;
@@ -267,6 +300,7 @@ function validateSpec(spec: PodDecorationSpec): FieldError[] {
   const rollingUpdate = spec.updateStrategy?.rollingUpdate;
   // partition together with selector is valid: the selector picks the candidates, the partition holds some back.
   if (rollingUpdate?.selector !== undefined) errors.push(...validateLabelSelector(rollingUpdate.selector, "spec.updateStrategy.rollingUpdate.selector"));
+  if (rollingUpdate?.maxUnavailable !== undefined) errors.push(...validateMaxUnavailable(rollingUpdate.maxUnavailable, "spec.updateStrategy.rollingUpdate.maxUnavailable"));
   if (spec.template !== undefined) errors.push(...validateTemplate(spec.template, "spec.template"));
   return errors;
 }

@@ -4,7 +4,8 @@ import type { CollaSet, CollaSetStatus } from "../../api/collaset.ts";
 import type { Pod } from "../../kube/objects.ts";
 import { withTransition, type ConditionWithoutTime } from "../conditions.ts";
 import { inLifecycle } from "../lifecycle/pod-ops-lifecycle.ts";
-import { isAvailable, isReady, isScheduled, isTerminating, runsSpecImages, templateRevisionOf } from "./pod-state.ts";
+import { isReady, isScheduled, templateRevisionOf } from "./pod-state.ts";
+import { isAvailable, isTerminating, runsSpecImages } from "../pod-availability.ts";
 
 export interface CollaSetStatusInput {
   collaSet: CollaSet;

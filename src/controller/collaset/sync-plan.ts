@@ -3,36 +3,29 @@
 // decoration revisions it should be made of — then which pods to update now, in place or by
 // recreation, within the maxUnavailable budget. Pure: the reconciler carries the actions out.
 import { recreatesAlways, type CollaSet } from "../../api/collaset.ts";
+import { resolveMaxUnavailable } from "../../api/max-unavailable.ts";
 import type { Pod } from "../../api/pod.ts";
 import type { Pod as LivePod } from "../../kube/objects.ts";
 import { DecorationError } from "../../decoration/decoration-error.ts";
 import { podRevisions } from "../../decoration/recording.ts";
 import { partitionTargets } from "../../decoration/rollout.ts";
 import type { JsonPatchOperation } from "../../kube/patch.ts";
-import type { Slot } from "./decoration-targets.ts";
-import { containersReady, hasServiceReadyGate, lifecycleStep, readyToOperate, serviceReady } from "../lifecycle/pod-ops-lifecycle.ts";
-import { instanceIdOf, isAvailable, isAwaitingReplacement, isReady, isTerminating, INSTANCE_ID_LABEL, runsSpecImages, templateRevisionOf } from "./pod-state.ts";
-import { podUpdate } from "./pod-update.ts";
+import type { Slot } from "../decoration-targets.ts";
+import { operationInProgress, planUpdateSteps, type LifecycleSettings, type PodChange, type UpdateStep } from "../update-steps.ts";
+import { instanceIdOf, isAwaitingReplacement, isReady, INSTANCE_ID_LABEL, templateRevisionOf } from "./pod-state.ts";
+import { isAvailable, isTerminating, runsSpecImages } from "../pod-availability.ts";
+import { podUpdate } from "../pod-update.ts";
 import { sameRevisions, slotPod, type PodRevisions, type RevisionSources } from "./slot-pod.ts";
 
-export type Action =
+export type Action = UpdateStep<
   | { kind: "create"; instanceId: number; pod: Pod; replacing?: LivePod }
   | { kind: "delete"; pod: LivePod; reason: string }
   /** Gives an owned pod without a usable instance id (made by hand, or a duplicate) a free one. */
   | { kind: "label"; pod: LivePod; instanceId: number }
   | { kind: "recreate"; pod: LivePod; replacement: Pod; reason: string }
-  /** `operate`: the PodOpsLifecycle operation on the pod is carried out by this update. */
-  | { kind: "in-place"; pod: LivePod; operations: JsonPatchOperation[]; operate?: boolean }
-  /** PodOpsLifecycle (lifecycle/pod-ops-lifecycle.ts): begins an update's operation on the pod. */
-  | { kind: "start-operation"; pod: LivePod }
-  /** Turns the readiness gate's condition False: the pod leaves the Service's endpoints. */
-  | { kind: "leave-traffic"; pod: LivePod }
-  /** Gate condition True and the operation's labels removed: it completed, was undone, or is no longer needed. */
-  | { kind: "end-operation"; pod: LivePod; reason: string }
-  /** A pod with the gate, no operation and ready containers: its gate condition goes True. */
-  | { kind: "mark-service-ready"; pod: LivePod }
   /** Lets a pod deleted for recreation go: its replacement exists, or it is not needed. */
-  | { kind: "release"; pod: LivePod };
+  | { kind: "release"; pod: LivePod }
+>;
 
 export interface SyncPlan {
   actions: Action[];
@@ -44,15 +37,6 @@ export interface SyncPlan {
   stuck: string[];
   /** Sync again after this long: a drain delay ends, or a waiting step becomes stuck. */
   retryInMs?: number;
-}
-
-/** PodOpsLifecycle before updates; absent: pods are updated without it. */
-export interface LifecycleSettings {
-  nowMs: number;
-  /** With no protection finalizer on a pod, how long it stays out of traffic before it is operated on. */
-  drainDelayMs: number;
-  /** A step waiting this long is reported as stuck (status and an Event). */
-  stuckAfterMs: number;
 }
 
 export interface SyncInput {
@@ -169,58 +153,31 @@ export function planSync(input: SyncInput): SyncPlan {
     if (pod === undefined) waiting.push(`instance ${planned.instanceId}: ${missingRevision(revisions)}`);
     else actions.push({ kind: "create", instanceId: planned.instanceId, pod, ...(planned.pod === undefined ? {} : { replacing: planned.pod }) });
   }
-  // Pods in an operation that should still be updated; any other is taken back into traffic.
-  const operationWanted = new Set<LivePod>();
-  const lifecycleSteps = () => {
-    for (const planned of slots) if (planned.kind === "live") nextLifecycleStep(planned.pod!);
+  const lifecycleSteps = (changes: PodChange<Action>[], maxUnavailable: number, unavailable: number) => {
+    const planned = planUpdateSteps<Action>({ changes, pods: slots.flatMap((slot) => (slot.kind === "live" ? [slot.pod!] : [])), maxUnavailable, unavailable, lifecycle });
+    actions.push(...planned.steps);
+    stuck.push(...planned.stuck);
+    blocked.push(...planned.stuck);
+    retries.push(...planned.retries);
     return result();
   };
-  const waitFor = (pod: LivePod, sinceMs: number, reason: string, retryInMs?: number) => {
-    if (lifecycle === undefined) return;
-    const waited = lifecycle.nowMs - sinceMs;
-    if (retryInMs !== undefined) retries.push(retryInMs);
-    if (waited >= lifecycle.stuckAfterMs) {
-      const message = `pod ${pod.metadata?.name ?? ""}: PodOpsLifecycle stuck for ${Math.floor(waited / 1000)}s: ${reason}`;
-      stuck.push(message);
-      blocked.push(message);
-    } else retries.push(lifecycle.stuckAfterMs - waited);
-  };
-  const nextLifecycleStep = (pod: LivePod) => {
-    const step = lifecycleStep(pod);
-    switch (step.kind) {
-      case "none":
-        if (hasServiceReadyGate(pod) && serviceReady(pod) !== "True" && containersReady(pod)) actions.push({ kind: "mark-service-ready", pod });
-        return;
-      case "undone":
-        actions.push({ kind: "end-operation", pod, reason: "its operation was undone" });
-        return;
-      case "preparing":
-        if (operationWanted.has(pod)) return;
-        actions.push({ kind: "end-operation", pod, reason: "it no longer needs an update" });
-        return;
-      case "operating":
-        if (runsSpecImages(pod) && containersReady(pod)) actions.push({ kind: "end-operation", pod, reason: "its update completed" });
-        else waitFor(pod, step.sinceMs, "waiting for its containers to run the new images and be ready");
-        return;
-    }
-  };
-  if (paused) return lifecycleSteps();
+  if (paused) return lifecycleSteps([], 0, 0);
 
   // Updates within the budget; updating a pod that is unavailable anyway costs nothing.
   const maxUnavailable = resolveMaxUnavailable(collaSet.spec.updateStrategy?.rollingUpdate?.maxUnavailable, replicas);
-  let unavailable = slots.filter((planned) => planned.kind !== "live" || !isAvailable(planned.pod!)).length;
+  const unavailable = slots.filter((planned) => planned.kind !== "live" || !isAvailable(planned.pod!)).length;
   const policy = collaSet.spec.updateStrategy?.podUpgradePolicy ?? "InPlaceIfPossible";
   const candidates = slots
     .filter((planned) => planned.kind === "live")
     .map((planned) => ({ planned, pod: planned.pod!, available: isAvailable(planned.pod!) }))
     .sort((a, b) => Number(a.available) - Number(b.available) || a.planned.instanceId - b.planned.instanceId);
+  const changes: PodChange<Action>[] = [];
   for (const { planned, pod, available } of candidates) {
     const target = desired(planned);
     const current: PodRevisions = { template: templateRevisionOf(pod) ?? "", decorations: planned.slot.current };
     if (sameRevisions(current, target)) continue;
-    const step = lifecycle === undefined ? { kind: "none" as const } : lifecycleStep(pod);
     // An operation in progress finishes before the pod is looked at again.
-    if (step.kind === "operating" || step.kind === "undone") continue;
+    if (lifecycle !== undefined && operationInProgress(pod)) continue;
     const to = renderSlot(collaSet, planned.instanceId, target, input.sources, blocked, `pod ${pod.metadata?.name ?? ""}`, lifecycle !== undefined);
     if (to === null) continue;
     if (to === undefined) {
@@ -234,33 +191,15 @@ export function planSync(input: SyncInput): SyncPlan {
       blocked.push(`pod ${pod.metadata?.name ?? ""}: podUpgradePolicy is InPlaceOnly, but ${update.reason}`);
       continue;
     }
-    if (available) {
-      if (unavailable >= maxUnavailable) continue;
-      unavailable++;
-    }
-    if (lifecycle !== undefined) {
-      operationWanted.add(pod);
-      // Out of traffic first (the pod counts as unavailable from here on), then operated on.
-      if (step.kind === "none") {
-        actions.push({ kind: "start-operation", pod });
-        continue;
-      }
-      if (serviceReady(pod) !== "False") {
-        actions.push({ kind: "leave-traffic", pod });
-        continue;
-      }
-      const readiness = readyToOperate(pod, step.sinceMs, lifecycle.nowMs, lifecycle.drainDelayMs);
-      if (!readiness.ready) {
-        waitFor(pod, step.sinceMs, readiness.reason, readiness.retryInMs);
-        continue;
-      }
-    }
-    if (update.kind === "in-place" && !recreatesAlways(policy)) actions.push({ kind: "in-place", pod, operations: update.operations, ...(lifecycle === undefined ? {} : { operate: true }) });
-    else actions.push({ kind: "recreate", pod, replacement: to, reason: update.kind === "recreate" ? update.reason : `podUpgradePolicy is ${policy}` });
+    changes.push({
+      pod,
+      available,
+      change: update.kind === "in-place" && !recreatesAlways(policy)
+        ? { kind: "in-place", operations: update.operations }
+        : { kind: "replace", step: { kind: "recreate", pod, replacement: to, reason: update.kind === "recreate" ? update.reason : `podUpgradePolicy is ${policy}` } },
+    });
   }
-  const updating = new Set(actions.flatMap((action) => (action.kind === "in-place" || action.kind === "recreate" || action.kind === "start-operation" ? [action.pod] : [])));
-  for (const planned of slots) if (planned.kind === "live" && !updating.has(planned.pod!)) nextLifecycleStep(planned.pod!);
-  return result();
+  return lifecycleSteps(changes, maxUnavailable, unavailable);
 }
 
 /**
@@ -278,14 +217,6 @@ function renderSlot(collaSet: CollaSet, instanceId: number, revisions: PodRevisi
   }
 }
 
-/** An integer, or a percentage of replicas rounded down; at least 1 so an update can progress. */
-export function resolveMaxUnavailable(value: number | string | undefined, replicas: number): number {
-  if (value === undefined) return 1;
-  if (typeof value === "number") return Math.max(1, Math.floor(value));
-  const percent = /^(\d+)%$/.exec(value);
-  if (percent === null) return 1;
-  return Math.max(1, Math.floor((replicas * Number(percent[1])) / 100));
-}
 
 /** The `count` smallest ids not in `occupied`. */
 function freeIds(occupied: ReadonlySet<number>, count: number): number[] {

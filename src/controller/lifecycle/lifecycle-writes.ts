@@ -6,7 +6,7 @@ import type { Pod } from "../../kube/objects.ts";
 import type { JsonPatchOperation } from "../../kube/patch.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
 import { formatTime } from "../../kube/timestamps.ts";
-import { lifecycleLabel, lifecycleTime, operationLabels, OPERATION_TYPE, SERVICE_READY_GATE } from "./pod-ops-lifecycle.ts";
+import { lifecycleLabel, lifecycleTime, OPERATION_ID, operationLabels, OPERATION_TYPE, SERVICE_READY_GATE } from "./pod-ops-lifecycle.ts";
 
 export type LifecyclePods = Pick<ResourceClient<Pod>, "jsonPatch"> & Pick<StatusClient<Pod>, "jsonPatchStatus">;
 
@@ -24,28 +24,28 @@ function labelOperations(pod: Pod, set: Record<string, string>, remove: readonly
 }
 
 /** The labels that start an update: operating, its type and permission, pre-checked, prepare. */
-export function startOperation(pods: LifecyclePods, pod: Pod, nowMs: number): Promise<Pod> {
+export function startOperation(pods: LifecyclePods, pod: Pod, nowMs: number, id = OPERATION_ID): Promise<Pod> {
   const time = lifecycleTime(nowMs);
   const { namespace = "", name = "" } = pod.metadata ?? {};
   return pods.jsonPatch(namespace, name, labelOperations(pod, {
-    [lifecycleLabel("operating")]: time,
-    [lifecycleLabel("operationType")]: OPERATION_TYPE,
-    [lifecycleLabel("preCheck")]: time,
-    [lifecycleLabel("preChecked")]: time,
-    [lifecycleLabel("operationPermission")]: time,
-    [lifecycleLabel("prepare")]: time,
+    [lifecycleLabel("operating", id)]: time,
+    [lifecycleLabel("operationType", id)]: OPERATION_TYPE,
+    [lifecycleLabel("preCheck", id)]: time,
+    [lifecycleLabel("preChecked", id)]: time,
+    [lifecycleLabel("operationPermission", id)]: time,
+    [lifecycleLabel("prepare", id)]: time,
   }, []));
 }
 
 /** The label an in-place update or a recreation carries when the lifecycle operates on the pod. */
-export function operateLabel(nowMs: number): Record<string, string> {
-  return { [lifecycleLabel("operate")]: lifecycleTime(nowMs) };
+export function operateLabel(nowMs: number, id = OPERATION_ID): Record<string, string> {
+  return { [lifecycleLabel("operate", id)]: lifecycleTime(nowMs) };
 }
 
 /** Removes every label of the operation: it completed, or was undone before it was carried out. */
-export function endOperation(pods: LifecyclePods, pod: Pod): Promise<Pod> {
+export function endOperation(pods: LifecyclePods, pod: Pod, id = OPERATION_ID): Promise<Pod> {
   const { namespace = "", name = "" } = pod.metadata ?? {};
-  return pods.jsonPatch(namespace, name, labelOperations(pod, {}, operationLabels()));
+  return pods.jsonPatch(namespace, name, labelOperations(pod, {}, operationLabels(id)));
 }
 
 /** Sets the readiness gate's condition; returns the pod as written (as given when it had that status already). */

@@ -31,6 +31,8 @@ export const LIFECYCLE_PREFIXES = {
 
 /** The operation id and type the CollaSet controller uses (kuperator's CollaSet update adapter). */
 export const OPERATION_ID = "collaset";
+/** The operation id of a decoration rollout to pods of other owners than a CollaSet. */
+export const DECORATION_OPERATION_ID = "poddecoration";
 export const OPERATION_TYPE = "update";
 
 export function lifecycleLabel(prefix: keyof typeof LIFECYCLE_PREFIXES, id = OPERATION_ID): string {
@@ -38,8 +40,8 @@ export function lifecycleLabel(prefix: keyof typeof LIFECYCLE_PREFIXES, id = OPE
 }
 
 /** The label keys an operation of ours carries, removed together when it completes or is undone. */
-export function operationLabels(): string[] {
-  return (Object.keys(LIFECYCLE_PREFIXES) as (keyof typeof LIFECYCLE_PREFIXES)[]).map((prefix) => lifecycleLabel(prefix));
+export function operationLabels(id = OPERATION_ID): string[] {
+  return (Object.keys(LIFECYCLE_PREFIXES) as (keyof typeof LIFECYCLE_PREFIXES)[]).map((prefix) => lifecycleLabel(prefix, id));
 }
 
 /** Unix nanoseconds, the protocol's time label value. */
@@ -62,18 +64,20 @@ export type LifecycleStep =
   /** Someone asked to undo the operation before it was carried out. */
   | { kind: "undone" };
 
-export function lifecycleStep(pod: Pod): LifecycleStep {
+/** The step the pod is in of the operation `id`. */
+export function lifecycleStep(pod: Pod, id = OPERATION_ID): LifecycleStep {
   const labels = pod.metadata?.labels ?? {};
-  const operating = labels[lifecycleLabel("operating")];
+  const operating = labels[lifecycleLabel("operating", id)];
   if (operating === undefined) return { kind: "none" };
-  const operate = labels[lifecycleLabel("operate")];
+  const operate = labels[lifecycleLabel("operate", id)];
   if (operate !== undefined) return { kind: "operating", sinceMs: timeOfLabel(operate) ?? 0 };
-  if (labels[lifecycleLabel("undoOperationType")] !== undefined) return { kind: "undone" };
-  return { kind: "preparing", sinceMs: timeOfLabel(labels[lifecycleLabel("prepare")] ?? operating) ?? 0 };
+  if (labels[lifecycleLabel("undoOperationType", id)] !== undefined) return { kind: "undone" };
+  return { kind: "preparing", sinceMs: timeOfLabel(labels[lifecycleLabel("prepare", id)] ?? operating) ?? 0 };
 }
 
+/** In an operation of ours: out of traffic, or about to be. */
 export function inLifecycle(pod: Pod): boolean {
-  return lifecycleStep(pod).kind !== "none";
+  return lifecycleStep(pod, OPERATION_ID).kind !== "none" || lifecycleStep(pod, DECORATION_OPERATION_ID).kind !== "none";
 }
 
 export function hasServiceReadyGate(pod: Pod): boolean {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sameImage } from "../../../src/api/image-reference.ts";
-import { instanceIdOf, isAvailable, isAwaitingReplacement, RECREATE_FINALIZER, runsSpecImages } from "../../../src/controller/collaset/pod-state.ts";
+import { instanceIdOf, isAwaitingReplacement, RECREATE_FINALIZER } from "../../../src/controller/collaset/pod-state.ts";
+import { isAvailable, runsSpecImages } from "../../../src/controller/pod-availability.ts";
 import { pod } from "./fixtures.ts";
 
 describe("CollaSet pod state", () => {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { CollaSet } from "../../../src/api/collaset.ts";
 import { RECREATE_FINALIZER } from "../../../src/controller/collaset/pod-state.ts";
-import { planSync, resolveMaxUnavailable, type Action, type SyncPlan } from "../../../src/controller/collaset/sync-plan.ts";
+import { planSync, type Action, type SyncPlan } from "../../../src/controller/collaset/sync-plan.ts";
+import { resolveMaxUnavailable } from "../../../src/api/max-unavailable.ts";
 import type { Pod } from "../../../src/kube/objects.ts";
-import { decorationTargets } from "../../../src/controller/collaset/decoration-targets.ts";
+import { decorationTargets } from "../../../src/controller/decoration-targets.ts";
 import { recordedRevisions } from "../../../src/decoration/recording.ts";
 import { collaSet, pod, podDecoration, sidecarRevision, sources, template } from "./fixtures.ts";
 

@@ -1,9 +1,9 @@
 import jsonpatch from "fast-json-patch";
 import { describe, expect, it } from "vitest";
-import { podUpdate } from "../../../src/controller/collaset/pod-update.ts";
-import { runsSpecImages } from "../../../src/controller/collaset/pod-state.ts";
-import { slotPod } from "../../../src/controller/collaset/slot-pod.ts";
-import { collaSet, pod, sidecarRevision, sources, template } from "./fixtures.ts";
+import { podUpdate } from "../../src/controller/pod-update.ts";
+import { runsSpecImages } from "../../src/controller/pod-availability.ts";
+import { slotPod } from "../../src/controller/collaset/slot-pod.ts";
+import { collaSet, pod, sidecarRevision, sources, template } from "./collaset/fixtures.ts";
 
 const revisions = sources(
   { r1: template("nginx:1.27"), r2: template("nginx:1.28"), r3: template("nginx:1.27", "green") },

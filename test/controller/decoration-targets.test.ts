@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { decorationTargets, type Slot } from "../../../src/controller/collaset/decoration-targets.ts";
-import { recordedRevisions } from "../../../src/decoration/recording.ts";
-import type { PodDecoration } from "../../../src/api/poddecoration.ts";
-import type { Pod } from "../../../src/kube/objects.ts";
-import { pod, podDecoration } from "./fixtures.ts";
+import { decorationTargets, type Slot } from "../../src/controller/decoration-targets.ts";
+import { recordedRevisions } from "../../src/decoration/recording.ts";
+import type { PodDecoration } from "../../src/api/poddecoration.ts";
+import type { Pod } from "../../src/kube/objects.ts";
+import { pod, podDecoration } from "./collaset/fixtures.ts";
 
 function slot(name: string, id: number, current: Record<string, string> = {}, ready = true): Slot {
   return { name, labels: { app: "web", "collaset.kusionstack.io/instance-id": String(id) }, ready, current: new Map(Object.entries(current)) };

@@ -6,10 +6,10 @@
 // old image: e2e/on-node/in-place-facts.test.ts), so that change recreates. The renders come
 // from stored revisions on both sides, so defaults the API server filled in on the live pod
 // never look like a difference.
-import { canonicalJson } from "../../revision/canonical-json.ts";
-import type { Pod } from "../../api/pod.ts";
-import type { Pod as LivePod } from "../../kube/objects.ts";
-import type { JsonPatchOperation } from "../../kube/patch.ts";
+import { canonicalJson } from "../revision/canonical-json.ts";
+import type { Pod } from "../api/pod.ts";
+import type { Pod as LivePod } from "../kube/objects.ts";
+import type { JsonPatchOperation } from "../kube/patch.ts";
 
 export type PodUpdate =
   | { kind: "in-place"; operations: JsonPatchOperation[] }

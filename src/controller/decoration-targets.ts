@@ -3,10 +3,10 @@
 // pods included, as its status counts them), and the CollaSet's slots take their share. Then
 // exclusivity: within a group only the highest weight among the decorations with a target.
 // Pure: the controller feeds it cached objects.
-import { decorationGroup, decorationWeight, type PodDecoration } from "../../api/poddecoration.ts";
-import type { Labels } from "../../api/label-selector.ts";
-import { isMatchedPod, isPodReady, planRollout, type PodLike, type RolloutPod } from "../../decoration/rollout.ts";
-import { selectorMatches } from "../../decoration/selector.ts";
+import { decorationGroup, decorationWeight, type PodDecoration } from "../api/poddecoration.ts";
+import type { Labels } from "../api/label-selector.ts";
+import { isMatchedPod, isPodReady, planRollout, type PodLike, type RolloutPod } from "../decoration/rollout.ts";
+import { selectorMatches } from "../decoration/selector.ts";
 
 /** A place for one pod of the CollaSet: a live pod, one being replaced, or one to create. */
 export interface Slot {

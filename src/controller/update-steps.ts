@@ -1,0 +1,135 @@
+// How a controller moves the pods that should change (DESIGN §5, §6), the one definition for
+// CollaSet pods and for decoration rollouts to pods of other owners: in the order given, at most
+// maxUnavailable unavailable at once (a pod unavailable anyway costs nothing), and with
+// PodOpsLifecycle when it is on — out of traffic, drained, operated on, back in traffic. Pods
+// not being changed are taken through the rest of their operation. Pure: the caller writes.
+import type { Pod } from "../kube/objects.ts";
+import type { JsonPatchOperation } from "../kube/patch.ts";
+import { containersReady, hasServiceReadyGate, lifecycleStep, OPERATION_ID, readyToOperate, serviceReady } from "./lifecycle/pod-ops-lifecycle.ts";
+import { runsSpecImages } from "./pod-availability.ts";
+
+/** The steps of an update that touch one live pod; `R` is the caller's way of replacing one. */
+export type UpdateStep<R> =
+  /** `operate`: the PodOpsLifecycle operation on the pod is carried out by this update. */
+  | { kind: "in-place"; pod: Pod; operations: JsonPatchOperation[]; operate?: boolean }
+  /** PodOpsLifecycle (lifecycle/pod-ops-lifecycle.ts): begins an update's operation on the pod. */
+  | { kind: "start-operation"; pod: Pod }
+  /** Turns the readiness gate's condition False: the pod leaves the Service's endpoints. */
+  | { kind: "leave-traffic"; pod: Pod }
+  /** Gate condition True and the operation's labels removed: it completed, was undone, or is no longer needed. */
+  | { kind: "end-operation"; pod: Pod; reason: string }
+  /** A pod with the gate, no operation and ready containers: its gate condition goes True. */
+  | { kind: "mark-service-ready"; pod: Pod }
+  | R;
+
+/** PodOpsLifecycle before updates; absent: pods are updated without it. */
+export interface LifecycleSettings {
+  nowMs: number;
+  /** With no protection finalizer on a pod, how long it stays out of traffic before it is operated on. */
+  drainDelayMs: number;
+  /** A step waiting this long is reported as stuck (status and an Event). */
+  stuckAfterMs: number;
+}
+
+/** A pod that should change, and how once it may. */
+export interface PodChange<R> {
+  pod: Pod;
+  available: boolean;
+  change: { kind: "in-place"; operations: JsonPatchOperation[] } | { kind: "replace"; step: R };
+}
+
+export interface UpdateStepsInput<R> {
+  /** In the order they go: unavailable pods first, then the controller's update order. */
+  changes: readonly PodChange<R>[];
+  /** Every live pod of the workload (those not changing are taken through their operation). */
+  pods: readonly Pod[];
+  maxUnavailable: number;
+  /** Pods of the workload unavailable now (or about to be created). */
+  unavailable: number;
+  lifecycle?: LifecycleSettings | undefined;
+  /** The PodOpsLifecycle operation id (default: the CollaSet controller's). */
+  operationId?: string;
+}
+
+export interface UpdateSteps<R> {
+  steps: UpdateStep<R>[];
+  /** Steps waiting longer than stuckAfterMs, as messages naming the pod. */
+  stuck: string[];
+  /** Each is a reason to look again after that many milliseconds (a drain delay ends, a wait becomes stuck). */
+  retries: number[];
+}
+
+/** An operation already carried out (or undone) finishes before the pod is looked at again. */
+export function operationInProgress(pod: Pod, operationId = OPERATION_ID): boolean {
+  const kind = lifecycleStep(pod, operationId).kind;
+  return kind === "operating" || kind === "undone";
+}
+
+export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
+  const { lifecycle } = input;
+  const id = input.operationId ?? OPERATION_ID;
+  const steps: UpdateStep<R>[] = [];
+  const stuck: string[] = [];
+  const retries: number[] = [];
+  const waitFor = (pod: Pod, sinceMs: number, reason: string, retryInMs?: number) => {
+    if (lifecycle === undefined) return;
+    const waited = lifecycle.nowMs - sinceMs;
+    if (retryInMs !== undefined) retries.push(retryInMs);
+    if (waited >= lifecycle.stuckAfterMs) stuck.push(`pod ${pod.metadata?.name ?? ""}: PodOpsLifecycle stuck for ${Math.floor(waited / 1000)}s: ${reason}`);
+    else retries.push(lifecycle.stuckAfterMs - waited);
+  };
+
+  let unavailable = input.unavailable;
+  // Pods in an operation that should still be changed; any other is taken back into traffic.
+  const operationWanted = new Set<Pod>();
+  const changing = new Set<Pod>();
+  for (const { pod, available, change } of input.changes) {
+    const step = lifecycle === undefined ? { kind: "none" as const } : lifecycleStep(pod, id);
+    if (step.kind === "operating" || step.kind === "undone") continue;
+    if (available) {
+      if (unavailable >= input.maxUnavailable) continue;
+      unavailable++;
+    }
+    if (lifecycle !== undefined) {
+      operationWanted.add(pod);
+      // Out of traffic first (the pod counts as unavailable from here on), then operated on.
+      if (step.kind === "none") {
+        steps.push({ kind: "start-operation", pod });
+        changing.add(pod);
+        continue;
+      }
+      if (serviceReady(pod) !== "False") {
+        steps.push({ kind: "leave-traffic", pod });
+        continue;
+      }
+      const readiness = readyToOperate(pod, step.sinceMs, lifecycle.nowMs, lifecycle.drainDelayMs);
+      if (!readiness.ready) {
+        waitFor(pod, step.sinceMs, readiness.reason, readiness.retryInMs);
+        continue;
+      }
+    }
+    changing.add(pod);
+    steps.push(change.kind === "in-place" ? { kind: "in-place", pod, operations: change.operations, ...(lifecycle === undefined ? {} : { operate: true }) } : change.step);
+  }
+
+  for (const pod of input.pods) {
+    if (changing.has(pod)) continue;
+    const step = lifecycleStep(pod, id);
+    switch (step.kind) {
+      case "none":
+        if (hasServiceReadyGate(pod) && serviceReady(pod) !== "True" && containersReady(pod)) steps.push({ kind: "mark-service-ready", pod });
+        break;
+      case "undone":
+        steps.push({ kind: "end-operation", pod, reason: "its operation was undone" });
+        break;
+      case "preparing":
+        if (!operationWanted.has(pod)) steps.push({ kind: "end-operation", pod, reason: "it no longer needs an update" });
+        break;
+      case "operating":
+        if (runsSpecImages(pod) && containersReady(pod)) steps.push({ kind: "end-operation", pod, reason: "its update completed" });
+        else waitFor(pod, step.sinceMs, "waiting for its containers to run the new images and be ready");
+        break;
+    }
+  }
+  return { steps, stuck, retries };
+}
