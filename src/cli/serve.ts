@@ -12,6 +12,8 @@ import { collectDefaultMetrics, Registry } from "prom-client";
 import { collaSetController } from "../controller/collaset/controller.ts";
 import type { CachedCollaSet } from "../controller/collaset/reconciler.ts";
 import { podDecorationController } from "../controller/poddecoration/controller.ts";
+import { workloadRolloutController } from "../controller/workload-rollout/controller.ts";
+import { RolloutReports } from "../controller/workload-rollout/reports.ts";
 import type { CachedDecoration } from "../controller/poddecoration/reconciler.ts";
 import { CappedBackoff } from "../controller/runtime/backoff.ts";
 import { realClock } from "../controller/runtime/clock.ts";
@@ -26,7 +28,7 @@ import { subjectAccessReviewer, whoAmI } from "../kube/access-review.ts";
 import { isNotFound } from "../kube/errors.ts";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import { loadKubeConfig } from "../kube/kubeconfig.ts";
-import type { ControllerRevision, Pod } from "../kube/objects.ts";
+import { namespacedKey, type ControllerRevision, type Pod } from "../kube/objects.ts";
 import { resources } from "../kube/resources.ts";
 import { COLLASET_NAME_LABEL } from "../revision/collaset-revision-data.ts";
 import { POD_DECORATION_NAME_LABEL } from "../revision/controller-revision.ts";
@@ -173,26 +175,44 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const collaSetRevisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: COLLASET_NAME_LABEL });
   informers.start(leadership);
   const events = new EventRecorder({ sink: client.core.events, component: "pod-decorator", instance: dependencies.identity, logger });
+  const rolloutReports = new RolloutReports();
   const podDecorations = podDecorationController({
     informers: { decorations: dependencies.decorations, revisions: dependencies.revisions, pods },
     client,
+    rolloutReports,
     events,
     clock: realClock,
     logger,
     metrics: dependencies.metrics,
   });
+  const decorationSource = cachedDecorationSource(dependencies.decorations.cache, dependencies.revisions.cache);
+  const lifecycle = dependencies.options.podOpsLifecycle ? { lifecycle: { drainDelayMs: dependencies.options.lifecycleDrainDelayMs, stuckAfterMs: dependencies.options.lifecycleStuckAfterMs } } : {};
   const collaSetsController = collaSetController({
     informers: { collaSets, revisions: collaSetRevisions, pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions },
-    decorationSource: cachedDecorationSource(dependencies.decorations.cache, dependencies.revisions.cache),
+    decorationSource,
     client,
     events,
-    ...(dependencies.options.podOpsLifecycle ? { lifecycle: { drainDelayMs: dependencies.options.lifecycleDrainDelayMs, stuckAfterMs: dependencies.options.lifecycleStuckAfterMs } } : {}),
+    ...lifecycle,
+    clock: realClock,
+    logger,
+    metrics: dependencies.metrics,
+  });
+  const workloadRollouts = workloadRolloutController({
+    informers: { pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions },
+    decorationSource,
+    client,
+    reports: rolloutReports,
+    reportsChanged: (namespace, names) => {
+      for (const name of names) podDecorations.enqueue(namespacedKey(namespace, name));
+    },
+    events,
+    ...lifecycle,
     clock: realClock,
     logger,
     metrics: dependencies.metrics,
   });
   logger.info("controllers starting");
-  await Promise.all([podDecorations.start(leadership), collaSetsController.start(leadership)]);
+  await Promise.all([podDecorations.start(leadership), collaSetsController.start(leadership), workloadRollouts.start(leadership)]);
   await informers.stopped();
   logger.info("controllers stopped");
 }

@@ -25,8 +25,8 @@ export interface DecorationTargetsInput<P extends PodLike> {
   decorations: readonly PodDecoration[];
   /** The decoration's updated revision, or undefined when it cannot be resolved (its pods then keep what they have). */
   updatedRevision: (decoration: PodDecoration) => string | undefined;
-  /** Every other pod of the namespace (not this CollaSet's), with what it records. */
-  otherPods: readonly P[];
+  /** For a decoration, the other pods of the namespace it may match (not the slots' own), with what they record. */
+  otherPods: (decoration: PodDecoration) => readonly P[];
   recorded: (pod: P) => ReadonlyMap<string, string> | null;
   slots: readonly Slot[];
 }
@@ -48,7 +48,7 @@ export function decorationTargets<P extends PodLike>(input: DecorationTargetsInp
       continue;
     }
     const rolloutPods: RolloutPod[] = [];
-    for (const pod of input.otherPods) {
+    for (const pod of input.otherPods(decoration)) {
       if (!isMatchedPod(decoration, pod)) continue;
       rolloutPods.push({ name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isPodReady(pod), current: input.recorded(pod)?.get(name) });
     }

@@ -47,14 +47,16 @@ export interface UpdateStepsInput<R> {
   /** Pods of the workload unavailable now (or about to be created). */
   unavailable: number;
   lifecycle?: LifecycleSettings | undefined;
+  /** Which pods go through PodOpsLifecycle when it is on (default: all). */
+  lifecycleFor?: (pod: Pod) => boolean;
   /** The PodOpsLifecycle operation id (default: the CollaSet controller's). */
   operationId?: string;
 }
 
 export interface UpdateSteps<R> {
   steps: UpdateStep<R>[];
-  /** Steps waiting longer than stuckAfterMs, as messages naming the pod. */
-  stuck: string[];
+  /** Steps waiting longer than stuckAfterMs, with messages naming the pod. */
+  stuck: { pod: Pod; message: string }[];
   /** Each is a reason to look again after that many milliseconds (a drain delay ends, a wait becomes stuck). */
   retries: number[];
 }
@@ -66,16 +68,17 @@ export function operationInProgress(pod: Pod, operationId = OPERATION_ID): boole
 }
 
 export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
-  const { lifecycle } = input;
+  const lifecycleOf = (pod: Pod) => (input.lifecycle !== undefined && (input.lifecycleFor?.(pod) ?? true) ? input.lifecycle : undefined);
   const id = input.operationId ?? OPERATION_ID;
   const steps: UpdateStep<R>[] = [];
-  const stuck: string[] = [];
+  const stuck: { pod: Pod; message: string }[] = [];
   const retries: number[] = [];
   const waitFor = (pod: Pod, sinceMs: number, reason: string, retryInMs?: number) => {
+    const lifecycle = lifecycleOf(pod);
     if (lifecycle === undefined) return;
     const waited = lifecycle.nowMs - sinceMs;
     if (retryInMs !== undefined) retries.push(retryInMs);
-    if (waited >= lifecycle.stuckAfterMs) stuck.push(`pod ${pod.metadata?.name ?? ""}: PodOpsLifecycle stuck for ${Math.floor(waited / 1000)}s: ${reason}`);
+    if (waited >= lifecycle.stuckAfterMs) stuck.push({ pod, message: `pod ${pod.metadata?.name ?? ""}: PodOpsLifecycle stuck for ${Math.floor(waited / 1000)}s: ${reason}` });
     else retries.push(lifecycle.stuckAfterMs - waited);
   };
 
@@ -84,6 +87,7 @@ export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
   const operationWanted = new Set<Pod>();
   const changing = new Set<Pod>();
   for (const { pod, available, change } of input.changes) {
+    const lifecycle = lifecycleOf(pod);
     const step = lifecycle === undefined ? { kind: "none" as const } : lifecycleStep(pod, id);
     if (step.kind === "operating" || step.kind === "undone") continue;
     if (available) {

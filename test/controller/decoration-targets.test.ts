@@ -14,7 +14,7 @@ function targets(decorations: PodDecoration[], slots: Slot[], updated: Record<st
     namespace: "shop",
     decorations,
     updatedRevision: (decoration) => updated[decoration.metadata.name ?? ""],
-    otherPods,
+    otherPods: () => otherPods,
     recorded: recordedRevisions,
     slots,
   });

@@ -8,12 +8,9 @@ import { defaultCollaSet, validateCollaSet, type CollaSet, type CollaSetStatus }
 import { formatFieldErrors } from "../../api/field-errors.ts";
 import { API_VERSION, COLLASET_KIND } from "../../api/group.ts";
 import { collaSetOwnerOf } from "../../api/owners.ts";
-import type { PodDecoration } from "../../api/poddecoration.ts";
-import type { DecorationRevision } from "../../decoration/decorate.ts";
-import type { DecorationToApply } from "../../decoration/render.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
-import { DecorationError } from "../../decoration/decoration-error.ts";
-import { storedRevision, updatedRevisions, type DecorationSource } from "../../decoration/updated-revisions.ts";
+import type { DecorationSource } from "../../decoration/updated-revisions.ts";
+import { DecorationRevisions } from "../decoration-revisions.ts";
 import { isLostRace, isNotFound, statusCode, statusMessage } from "../../kube/errors.ts";
 import { controllerOf, splitKey, type ControllerRevision, type KubeObject, type Pod } from "../../kube/objects.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
@@ -28,7 +25,7 @@ import type { EventRecorder } from "../runtime/event-recorder.ts";
 import type { Expectations } from "../runtime/expectations.ts";
 import type { DryRunCreate } from "../../kube/server-dry-run.ts";
 import type { Evictions } from "../eviction.ts";
-import { endOperation, operateLabel, setServiceReady, startOperation } from "../lifecycle/lifecycle-writes.ts";
+import { writeUpdateStep, type StepWriter } from "../update-step-writes.ts";
 import { decorationTargets } from "../decoration-targets.ts";
 import { INSTANCE_ID_LABEL, RECREATE_FINALIZER, templateRevisionOf } from "./pod-state.ts";
 import { isTerminating } from "../pod-availability.ts";
@@ -75,12 +72,12 @@ class WriteFailed extends Error {}
 export class CollaSetReconciler {
   readonly #options: CollaSetReconcilerOptions;
   readonly #revisions: RevisionHistory;
-  readonly #updatedRevision: ReturnType<typeof updatedRevisions>;
+  readonly #decorations: DecorationRevisions;
 
   constructor(options: CollaSetReconcilerOptions) {
     this.#options = options;
     this.#revisions = new RevisionHistory({ revisions: options.revisions, client: options.client.controllerRevisions, events: options.events, logger: options.logger });
-    this.#updatedRevision = updatedRevisions(options.decorations);
+    this.#decorations = new DecorationRevisions(options.decorations);
   }
 
   reconcile = async (key: string): Promise<Result | undefined> => {
@@ -118,6 +115,7 @@ export class CollaSetReconciler {
     const pods = this.#options.pods.byIndex(controllerUidIndex, cached.metadata.uid ?? "");
     // The revision just stored may not be cached yet: its data is known.
     const sources = this.#sources(namespace, cached, stored.name, collaSetRevisionData(collaSet));
+    let otherPods: Pod[] | undefined;
     const plan = planSync({
       collaSet,
       updatedRevision: stored.name,
@@ -128,9 +126,9 @@ export class CollaSetReconciler {
       decorationTargets: (slots) =>
         decorationTargets({
           namespace,
-          decorations: this.#options.decorations.decorations(namespace),
-          updatedRevision: (decoration) => this.#resolveUpdatedRevision(decoration)?.revisionName,
-          otherPods: this.#options.pods.list(namespace).filter((pod) => controllerOf(pod)?.uid !== cached.metadata.uid),
+          decorations: this.#decorations.decorations(namespace),
+          updatedRevision: (decoration) => this.#decorations.updated(decoration)?.revisionName,
+          otherPods: () => otherPods ??= this.#options.pods.list(namespace).filter((pod) => controllerOf(pod)?.uid !== cached.metadata.uid),
           recorded: recordedRevisions,
           slots,
         }),
@@ -166,27 +164,11 @@ export class CollaSetReconciler {
   #sources(namespace: string, collaSet: CachedCollaSet, updated: string, updatedData: unknown): RevisionSources {
     const templates = new Map(this.#revisions.of(collaSet).map((revision) => [revision.name, revision.data]));
     templates.set(updated, updatedData);
-    const decorations = new Map(this.#options.decorations.decorations(namespace).map((decoration) => [decoration.metadata.name ?? "", decoration]));
+    const decorations = new Map(this.#decorations.decorations(namespace).map((decoration) => [decoration.metadata.name ?? "", decoration]));
     return {
       template: (revision) => templateOf(templates.get(revision)),
-      decoration: (name, revision): DecorationToApply | undefined => {
-        const decoration = decorations.get(name);
-        const updated = decoration === undefined ? undefined : this.#resolveUpdatedRevision(decoration);
-        const found = updated?.revisionName === revision ? updated : storedRevision(this.#options.decorations, namespace, revision);
-        if (found === undefined) return undefined;
-        return { name, namespace, creationTimestamp: decoration?.metadata.creationTimestamp, ...found };
-      },
+      decoration: (name, revision) => this.#decorations.toApply(namespace, decorations, name, revision),
     };
-  }
-
-  #resolveUpdatedRevision(decoration: PodDecoration): DecorationRevision | undefined {
-    try {
-      return this.#updatedRevision(decoration);
-    } catch (error) {
-      // An invalid decoration rolls nothing out; its pods keep what they have.
-      if (error instanceof DecorationError) return undefined;
-      throw error;
-    }
   }
 
   /** Carries the actions out, at most `burst` at once; returns the failures. */
@@ -274,46 +256,29 @@ export class CollaSetReconciler {
         events.record(collaSet, "Normal", "Recreating", `recreating pod ${name}: ${action.reason}`);
         return;
       }
-      case "in-place": {
-        const { namespace = "", name = "", resourceVersion } = action.pod.metadata ?? {};
-        const operations = action.operate === true
-          ? [...action.operations, ...Object.entries(operateLabel(this.#options.clock.now())).map(([label, value]) => ({ op: "add" as const, path: `/metadata/labels/${label.replaceAll("~", "~0").replaceAll("/", "~1")}`, value }))]
-          : action.operations;
+      case "in-place":
         try {
-          await client.jsonPatch(namespace, name, operations);
+          await writeUpdateStep(this.#stepWriter(key, collaSet), action);
         } catch (error) {
-          // The resourceVersion test failed: the pod changed since the cache showed it; the change will requeue us.
-          if (isLostRace(error)) return;
-          throw this.#refusal(collaSet, "FailedUpdate", `updating pod ${name} in place`, error);
+          throw this.#refusal(collaSet, "FailedUpdate", `updating pod ${action.pod.metadata?.name ?? ""} in place`, error);
         }
-        expectations.expect(key, () => this.#options.pods.get(namespace, name)?.metadata?.resourceVersion !== resourceVersion);
-        events.record(collaSet, "Normal", "UpdatedInPlace", `updated pod ${name} in place`);
         return;
-      }
-      case "start-operation": {
-        const written = await startOperation(client, action.pod, this.#options.clock.now());
-        this.#expectNewer(key, action.pod);
-        events.record(collaSet, "Normal", "OperationStarted", `pod ${written.metadata?.name ?? ""} leaves traffic for an update (PodOpsLifecycle)`);
+      case "start-operation":
+      case "leave-traffic":
+      case "mark-service-ready":
+      case "end-operation":
+        await writeUpdateStep(this.#stepWriter(key, collaSet), action);
         return;
-      }
-      case "leave-traffic": {
-        await setServiceReady(client, action.pod, "False", this.#options.clock.now());
-        this.#expectNewer(key, action.pod);
-        return;
-      }
-      case "mark-service-ready": {
-        await setServiceReady(client, action.pod, "True", this.#options.clock.now());
-        this.#expectNewer(key, action.pod);
-        return;
-      }
-      case "end-operation": {
-        const inService = await setServiceReady(client, action.pod, "True", this.#options.clock.now());
-        await endOperation(client, inService);
-        this.#expectNewer(key, action.pod);
-        events.record(collaSet, "Normal", "OperationCompleted", `pod ${action.pod.metadata?.name ?? ""} is back in traffic: ${action.reason}`);
-        return;
-      }
     }
+  }
+
+  #stepWriter(key: string, collaSet: CachedCollaSet): StepWriter {
+    return {
+      pods: this.#options.client.pods,
+      nowMs: () => this.#options.clock.now(),
+      expectNewer: (pod) => this.#expectNewer(key, pod),
+      record: (reason, message) => this.#options.events.record(collaSet, "Normal", reason, message),
+    };
   }
 
   /** The next sync waits until the cache shows the pod changed. */

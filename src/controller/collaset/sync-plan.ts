@@ -9,11 +9,10 @@ import type { Pod as LivePod } from "../../kube/objects.ts";
 import { DecorationError } from "../../decoration/decoration-error.ts";
 import { podRevisions } from "../../decoration/recording.ts";
 import { partitionTargets } from "../../decoration/rollout.ts";
-import type { JsonPatchOperation } from "../../kube/patch.ts";
 import type { Slot } from "../decoration-targets.ts";
 import { operationInProgress, planUpdateSteps, type LifecycleSettings, type PodChange, type UpdateStep } from "../update-steps.ts";
 import { instanceIdOf, isAwaitingReplacement, isReady, INSTANCE_ID_LABEL, templateRevisionOf } from "./pod-state.ts";
-import { isAvailable, isTerminating, runsSpecImages } from "../pod-availability.ts";
+import { isAvailable, isTerminating } from "../pod-availability.ts";
 import { podUpdate } from "../pod-update.ts";
 import { sameRevisions, slotPod, type PodRevisions, type RevisionSources } from "./slot-pod.ts";
 
@@ -156,8 +155,9 @@ export function planSync(input: SyncInput): SyncPlan {
   const lifecycleSteps = (changes: PodChange<Action>[], maxUnavailable: number, unavailable: number) => {
     const planned = planUpdateSteps<Action>({ changes, pods: slots.flatMap((slot) => (slot.kind === "live" ? [slot.pod!] : [])), maxUnavailable, unavailable, lifecycle });
     actions.push(...planned.steps);
-    stuck.push(...planned.stuck);
-    blocked.push(...planned.stuck);
+    const messages = planned.stuck.map((entry) => entry.message);
+    stuck.push(...messages);
+    blocked.push(...messages);
     retries.push(...planned.retries);
     return result();
   };

@@ -14,11 +14,14 @@ import { serverDryRun } from "../../kube/server-dry-run.ts";
 import type { Controller } from "../runtime/controller.ts";
 import type { EventRecorder } from "../runtime/event-recorder.ts";
 import type { Informer } from "../runtime/informer.ts";
+import type { RolloutReports } from "../workload-rollout/reports.ts";
 import type { RuntimeMetrics } from "../runtime/metrics.ts";
 
 export interface PodDecorationControllerOptions {
   informers: { decorations: Informer<CachedDecoration>; revisions: Informer<ControllerRevision>; pods: Informer<Pod> };
   client: KubeClient<CachedDecoration>;
+  /** What the rollout to pods of other owners reports of each pod, for status.workloads. */
+  rolloutReports?: RolloutReports;
   events: EventRecorder;
   clock: Clock;
   logger: Logger;
@@ -36,6 +39,7 @@ export function podDecorationController(options: PodDecorationControllerOptions)
     pods: pods.cache,
     client: { podDecorations: options.client.kusion.podDecorations, controllerRevisions: options.client.apps.controllerRevisions },
     dryRunCreate: serverDryRun(options.client.config),
+    ...(options.rolloutReports === undefined ? {} : { rolloutReports: options.rolloutReports }),
     events: options.events,
     clock: options.clock,
     logger: options.logger.child({ controller: "poddecoration" }),

@@ -1,7 +1,8 @@
 // The PodDecoration controller's reconcile (DESIGN §4, §5, §7): keep the finalizer, store the
 // spec's revision (create, reuse, roll back, escape collisions), validate what it renders,
-// report status, prune history; on deletion, hold the decoration until no CollaSet pod
-// carries it. Reads only caches; every write is followed by the watch event it causes.
+// report status (with the rollout to pods of other owners, per workload), prune history; on
+// deletion, hold the decoration until no pod that will drop it carries it. Reads only caches;
+// every write is followed by the watch event it causes.
 import type { Logger } from "pino";
 import { formatFieldErrors } from "../../api/field-errors.ts";
 import type { Condition } from "../../api/kubernetes.ts";
@@ -23,6 +24,9 @@ import { isMatchedPod } from "../../decoration/rollout.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
 import { podsRecording, selectablePods } from "./pod-indexes.ts";
 import { desiredStatus } from "./status.ts";
+import { workloadStatuses } from "./workload-status.ts";
+import type { RolloutReports } from "../workload-rollout/reports.ts";
+import { workloadKeyOfPod } from "../workload-rollout/workloads.ts";
 import { addFinalizerOperation, hasFinalizer, removeFinalizerOperations } from "../finalizers.ts";
 import { writeStatus } from "../status-write.ts";
 import type { DryRunCreate } from "../../kube/server-dry-run.ts";
@@ -41,6 +45,8 @@ export interface PodDecorationReconcilerOptions {
     controllerRevisions: Pick<ResourceClient<ControllerRevision>, "create" | "jsonPatch" | "delete">;
   };
   dryRunCreate: DryRunCreate;
+  /** The rollout to pods of other owners: what it reports of each pod (absent: not running). */
+  rolloutReports?: Pick<RolloutReports, "get">;
   events: Pick<EventRecorder, "record">;
   clock: Clock;
   logger: Logger;
@@ -99,18 +105,28 @@ export class PodDecorationReconciler {
     return undefined;
   };
 
-  /** The decoration goes once no CollaSet pod records it (the CollaSet controller removes it from them). */
+  /**
+   * The decoration goes once no pod that will drop it records it: CollaSet pods (their
+   * controller removes it), and pods of other owners unless the rollout reports them blocked
+   * (a change it may not make: they keep the decoration until their owner recreates them).
+   */
   async #finalize(decoration: CachedDecoration): Promise<Result | undefined> {
     const { namespace = "", name = "" } = decoration.metadata;
     if (!hasFinalizer(decoration, POD_DECORATION_FINALIZER)) return undefined;
-    const carriers = podsRecording(this.#options.pods, decoration).filter((pod) => collaSetOwnerOf(pod) !== undefined);
+    const reports = this.#options.rolloutReports;
+    const carriers = podsRecording(this.#options.pods, decoration).filter((pod) => {
+      if (collaSetOwnerOf(pod) !== undefined) return true;
+      const key = workloadKeyOfPod(pod);
+      if (reports === undefined || key === undefined || pod.metadata?.deletionTimestamp != null || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return false;
+      return reports.get(key, pod.metadata?.name ?? "")?.blocked === undefined;
+    });
     if (carriers.length > 0) {
-      this.#options.logger.debug({ key: `${namespace}/${name}`, reason: `waiting for ${carriers.length} CollaSet pods to drop the decoration` });
+      this.#options.logger.debug({ key: `${namespace}/${name}`, reason: `waiting for ${carriers.length} pods to drop the decoration` });
       return undefined;
     }
     try {
       await this.#options.client.podDecorations.jsonPatch(namespace, name, removeFinalizerOperations(decoration, POD_DECORATION_FINALIZER));
-      this.#options.events.record(decoration, "Normal", "Released", "no CollaSet pod carries the decoration any more");
+      this.#options.events.record(decoration, "Normal", "Released", "no pod that will drop the decoration carries it any more");
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
@@ -132,14 +148,20 @@ export class PodDecorationReconciler {
   }
 
   async #writeStatus(decoration: CachedDecoration, updatedRevision: string | undefined, templateValid: TemplateCondition): Promise<{ status: PodDecorationStatus; stale: boolean }> {
+    const selectable = selectablePods(this.#options.pods, decoration);
     const status = desiredStatus({
       decoration,
-      pods: selectablePods(this.#options.pods, decoration),
+      pods: selectable,
       updatedRevision,
       collisionCount: decoration.status?.collisionCount ?? 0,
       templateValid,
       now: new Date(this.#options.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
     });
+    const reports = this.#options.rolloutReports;
+    if (reports !== undefined) {
+      const workloads = workloadStatuses(decoration, [...selectable, ...podsRecording(this.#options.pods, decoration)], updatedRevision, (workload, pod) => reports.get(workload, pod));
+      if (workloads.length > 0) status.workloads = workloads;
+    }
     return { status, stale: (await writeStatus(this.#options.client.podDecorations, decoration, status)) === "stale" };
   }
 

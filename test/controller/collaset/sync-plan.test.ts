@@ -179,7 +179,7 @@ describe("planSync with the decorations' own rollouts", () => {
       currentRevision: "web-r1",
       pods,
       sources: revisions,
-      decorationTargets: (slots) => decorationTargets({ namespace: "shop", decorations: [partitioned], updatedRevision: () => "l1", otherPods: [], recorded: recordedRevisions, slots }),
+      decorationTargets: (slots) => decorationTargets({ namespace: "shop", decorations: [partitioned], updatedRevision: () => "l1", otherPods: () => [], recorded: recordedRevisions, slots }),
     });
   }
 

@@ -1,0 +1,101 @@
+// Wires the rollout to pods of other owners to its informers: keys are workloads (workloads.ts).
+// A pod's change enqueues its workload; a decoration's change, or one of its revisions', the
+// workloads of the pods it may select or that record it.
+import type { Logger } from "pino";
+import { podDecorationOwnerOf } from "../../api/owners.ts";
+import type { PodDecoration } from "../../api/poddecoration.ts";
+import type { DecorationSource } from "../../decoration/updated-revisions.ts";
+import type { KubeClient } from "../../kube/client.ts";
+import type { ControllerRevision, KubeObject, Pod } from "../../kube/objects.ts";
+import { Evictions } from "../eviction.ts";
+import { indexPodsForDecorations, podsRecording, selectablePods } from "../poddecoration/pod-indexes.ts";
+import type { Clock } from "../runtime/clock.ts";
+import { Controller } from "../runtime/controller.ts";
+import type { EventRecorder } from "../runtime/event-recorder.ts";
+import { Expectations } from "../runtime/expectations.ts";
+import type { Informer } from "../runtime/informer.ts";
+import type { RuntimeMetrics } from "../runtime/metrics.ts";
+import { defaultControllerRateLimiter, MAX_RETRY_BACKOFF_MS } from "../runtime/rate-limiter.ts";
+import { WorkloadRolloutReconciler } from "./reconciler.ts";
+import type { RolloutReports } from "./reports.ts";
+import { indexPodsByWorkload, workloadKeyOfPod } from "./workloads.ts";
+
+type CachedDecoration = PodDecoration & KubeObject;
+
+export interface WorkloadRolloutControllerOptions {
+  informers: { pods: Informer<Pod>; decorations: Informer<CachedDecoration>; decorationRevisions: Informer<ControllerRevision> };
+  decorationSource: DecorationSource;
+  client: KubeClient;
+  reports: RolloutReports;
+  reportsChanged: (namespace: string, decorations: ReadonlySet<string>) => void;
+  events: EventRecorder;
+  clock: Clock;
+  logger: Logger;
+  metrics?: RuntimeMetrics;
+  workers?: number;
+  lifecycle?: { drainDelayMs: number; stuckAfterMs: number };
+}
+
+export function workloadRolloutController(options: WorkloadRolloutControllerOptions): Controller {
+  const { pods, decorations, decorationRevisions } = options.informers;
+  indexPodsByWorkload(pods.cache);
+  indexPodsForDecorations(pods.cache);
+  const reconciler = new WorkloadRolloutReconciler({
+    pods: pods.cache,
+    decorations: decorations.cache,
+    revisions: options.decorationSource,
+    client: { pods: options.client.core.pods },
+    evictions: new Evictions({ client: options.client.core.evictions, clock: options.clock }),
+    events: options.events,
+    expectations: new Expectations({ clock: options.clock }),
+    reports: options.reports,
+    reportsChanged: options.reportsChanged,
+    clock: options.clock,
+    logger: options.logger.child({ controller: "workload-rollout" }),
+    lifecycle: options.lifecycle,
+  });
+  const controller = new Controller({
+    name: "workload-rollout",
+    reconcile: reconciler.reconcile,
+    workers: options.workers ?? 2,
+    rateLimiter: defaultControllerRateLimiter(options.clock, MAX_RETRY_BACKOFF_MS),
+    logger: options.logger,
+    clock: options.clock,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    waitForSync: [pods, decorations, decorationRevisions],
+  });
+
+  const podChanged = (pod: Pod) => {
+    const key = workloadKeyOfPod(pod);
+    if (key !== undefined) controller.enqueue(key);
+  };
+  controller.watch(pods, { onAdd: podChanged, onUpdate: (old, pod) => { podChanged(old); podChanged(pod); }, onDelete: podChanged });
+  const decorationChanged = (decoration: PodDecoration) => {
+    for (const pod of [...selectablePods(pods.cache, decoration), ...podsRecording(pods.cache, decoration)]) podChanged(pod);
+  };
+  controller.watch(decorations, {
+    onAdd: decorationChanged,
+    onUpdate: (old, decoration) => {
+      // A status write changes nothing a plan reads but the collision count (the revision's name).
+      if (!rolloutInputChanged(old, decoration)) return;
+      decorationChanged(old);
+      decorationChanged(decoration);
+    },
+    onDelete: decorationChanged,
+  });
+  // A revision becoming available can unblock pods waiting to be made of it.
+  const revisionChanged = (revision: ControllerRevision) => {
+    const owner = podDecorationOwnerOf(revision);
+    const decoration = owner === undefined ? undefined : decorations.cache.get(revision.metadata?.namespace, owner.name);
+    if (decoration !== undefined) decorationChanged(decoration);
+  };
+  controller.watch(decorationRevisions, { onAdd: revisionChanged, onUpdate: (_old, revision) => revisionChanged(revision) });
+  return controller;
+}
+
+function rolloutInputChanged(old: PodDecoration, decoration: PodDecoration): boolean {
+  return old.metadata.generation !== decoration.metadata.generation
+    || old.metadata.deletionTimestamp !== decoration.metadata.deletionTimestamp
+    || old.status?.collisionCount !== decoration.status?.collisionCount
+    || old.metadata.generation === undefined;
+}

@@ -1,0 +1,157 @@
+import jsonpatch from "fast-json-patch";
+import { describe, expect, it } from "vitest";
+import type { PodDecoration } from "../../../src/api/poddecoration.ts";
+import type { Pod as EnginePod } from "../../../src/api/pod.ts";
+import { recordedRevisions } from "../../../src/decoration/recording.ts";
+import { renderPod, type DecorationToApply } from "../../../src/decoration/render.ts";
+import { SERVICE_READY_GATE } from "../../../src/controller/lifecycle/pod-ops-lifecycle.ts";
+import { planWorkload, type WorkloadPlan, type WorkloadStep } from "../../../src/controller/workload-rollout/plan.ts";
+import type { Pod } from "../../../src/kube/objects.ts";
+import { podDecoration } from "../collaset/fixtures.ts";
+
+const sidecar = (revision: string, image: string, extra: Record<string, unknown> = {}): DecorationToApply => ({
+  name: "logging",
+  namespace: "shop",
+  revisionName: revision,
+  template: { containers: [{ name: "shipper", image, ...extra }] },
+  injectStrategy: { group: "", weight: 0 },
+});
+
+/** A Deployment's pod as the webhook made it: the decorations rendered into its template. */
+function deploymentPod(name: string, decorations: DecorationToApply[], options: { ready?: boolean; gate?: boolean; labels?: Record<string, string> } = {}): Pod {
+  const base: EnginePod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name,
+      namespace: "shop",
+      uid: `uid-${name}`,
+      resourceVersion: "5",
+      labels: { app: "web", "pod-template-hash": "5d8f", ...options.labels },
+      ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "web-5d8f", uid: "rs-uid", controller: true }],
+    },
+    spec: { containers: [{ name: "app", image: "app:1" }], ...(options.gate === true ? { readinessGates: [{ conditionType: SERVICE_READY_GATE }] } : {}) },
+  };
+  const rendered = renderPod(base, decorations).pod as unknown as Pod;
+  const containers = rendered.spec?.containers ?? [];
+  rendered.status = {
+    phase: "Running",
+    conditions: [{ type: "Ready", status: options.ready === false ? "False" : "True" }, ...(options.gate === true ? [{ type: SERVICE_READY_GATE, status: "True" }] : [])],
+    containerStatuses: containers.map((container) => ({ name: container.name, image: container.image ?? "", imageID: "", ready: true, restartCount: 0 })),
+  };
+  return rendered;
+}
+
+function plan(pods: Pod[], decorations: PodDecoration[], revisions: DecorationToApply[], updated: Record<string, string>, lifecycle = false): WorkloadPlan {
+  return planWorkload({
+    namespace: "shop",
+    pods,
+    otherPods: () => [],
+    decorations,
+    updatedRevision: (decoration) => updated[decoration.metadata.name ?? ""],
+    revision: (name, revision) => revisions.find((candidate) => candidate.name === name && candidate.revisionName === revision),
+    ...(lifecycle ? { lifecycle: { nowMs: 1_000_000, drainDelayMs: 0, stuckAfterMs: 60_000 } } : {}),
+  });
+}
+
+const kinds = (steps: readonly WorkloadStep[]) => steps.map((step) => `${step.kind} ${step.pod.metadata?.name ?? ""}`);
+
+function applied(pod: Pod, steps: readonly WorkloadStep[]): Pod {
+  const step = steps.find((candidate) => candidate.kind === "in-place" && candidate.pod === pod);
+  if (step?.kind !== "in-place") throw new Error(`no in-place step for ${pod.metadata?.name ?? ""}`);
+  return jsonpatch.applyPatch(structuredClone(pod), step.operations, true, false).newDocument;
+}
+
+describe("planWorkload", () => {
+  const r1 = sidecar("logging-r1", "shipper:1");
+  const r2 = sidecar("logging-r2", "shipper:2");
+
+  it("moves a sidecar image in place, honouring the partition and maxUnavailable of the workload", () => {
+    const pods = ["web-a", "web-b", "web-c", "web-d"].map((name) => deploymentPod(name, [r1]));
+    const decoration = podDecoration("logging", { updateStrategy: { rollingUpdate: { partition: 1, maxUnavailable: 2 } } });
+    const result = plan(pods, [decoration], [r1, r2], { logging: "logging-r2" });
+    // Three move (the last in update order is held), two at a time.
+    expect([...result.reports.keys()].sort()).toEqual(["web-a", "web-b", "web-c"]);
+    expect(kinds(result.steps)).toEqual(["in-place web-a", "in-place web-b"]);
+    const moved = applied(pods[0]!, result.steps);
+    expect(moved.spec?.containers.map((container) => `${container.name}=${container.image ?? ""}`)).toEqual(["shipper=shipper:2", "app=app:1"]);
+    expect(recordedRevisions(moved)?.get("logging")).toBe("logging-r2");
+    expect(moved.metadata?.labels?.["poddecoration.kusionstack.io/pd-logging"]).toBe("logging-r2");
+    expect(moved.metadata?.uid).toBe(pods[0]!.metadata?.uid);
+  });
+
+  it("counts pods unavailable anyway against the budget, and updates them first", () => {
+    const pods = [deploymentPod("web-a", [r1]), deploymentPod("web-b", [r1], { ready: false }), deploymentPod("web-c", [r1])];
+    const result = plan(pods, [podDecoration("logging")], [r1, r2], { logging: "logging-r2" });
+    // maxUnavailable 1 by default: the not-ready pod costs nothing more, and one available pod may go.
+    expect(kinds(result.steps)).toEqual(["in-place web-b"]);
+  });
+
+  it("reports a change beyond images and metadata, and evicts only when the decoration asks", () => {
+    const pods = ["web-a", "web-b"].map((name) => deploymentPod(name, [r1]));
+    const withEnv = sidecar("logging-r2", "shipper:1", { env: [{ name: "LEVEL", value: "debug" }] });
+    const reported = plan(pods, [podDecoration("logging")], [r1, withEnv], { logging: "logging-r2" });
+    expect(reported.steps).toEqual([]);
+    expect(reported.reports.get("web-a")?.blocked?.reason).toBe("NeedsRecreation");
+    expect(reported.reports.get("web-a")?.blocked?.message).toMatch(/changes containers: more than images/);
+    expect(reported.reports.get("web-a")?.blocked?.message).toMatch(/recreatePolicy of logging is not Evict/);
+
+    const evicting = plan(pods, [podDecoration("logging", { updateStrategy: { recreatePolicy: "Evict" } })], [r1, withEnv], { logging: "logging-r2" });
+    expect(kinds(evicting.steps)).toEqual(["evict web-a"]);
+    expect(evicting.reports.get("web-b")?.blocked).toBeUndefined();
+  });
+
+  it("changes a primary container's image, not another decoration's sidecar, with targetPolicy All", () => {
+    const proxy: DecorationToApply = { name: "proxy", namespace: "shop", revisionName: "proxy-r1", template: { containers: [{ name: "envoy", image: "envoy:1" }] }, injectStrategy: { group: "", weight: 0 } };
+    const image = (revision: string, value: string): DecorationToApply => ({ name: "base", namespace: "shop", revisionName: revision, template: { primaryContainers: [{ targetPolicy: "All", image: value }] }, injectStrategy: { group: "", weight: 0 } });
+    const pod = deploymentPod("web-a", [proxy, image("base-r1", "app:2")]);
+    const result = plan([pod], [podDecoration("proxy"), podDecoration("base")], [proxy, image("base-r1", "app:2"), image("base-r2", "app:3")], { proxy: "proxy-r1", base: "base-r2" });
+    const moved = applied(pod, result.steps);
+    expect(moved.spec?.containers.map((container) => `${container.name}=${container.image ?? ""}`)).toEqual(["envoy=envoy:1", "app=app:3"]);
+  });
+
+  it("moves labels a revision set, keeps a pod's own value under Retain, and takes a metadata-only decoration out", () => {
+    const labels = (revision: string, value: string): DecorationToApply => ({ name: "tier", namespace: "shop", revisionName: revision, template: { metadata: [{ labels: { tier: value, team: "sre" } }] }, injectStrategy: { group: "", weight: 0 } });
+    const ours = deploymentPod("web-a", [labels("tier-r1", "gold")]);
+    const theirs = deploymentPod("web-b", [labels("tier-r1", "gold")], { labels: { tier: "bronze" } });
+    const revisions = [labels("tier-r1", "gold"), labels("tier-r2", "silver")];
+    const result = plan([ours, theirs], [podDecoration("tier", { updateStrategy: { rollingUpdate: { maxUnavailable: 2 } } })], revisions, { tier: "tier-r2" });
+    expect(applied(ours, result.steps).metadata?.labels).toMatchObject({ tier: "silver", team: "sre" });
+    expect(applied(theirs, result.steps).metadata?.labels).toMatchObject({ tier: "bronze", team: "sre" });
+
+    // Deleted: gone from the targets; its labels and records leave in place.
+    const deleting = podDecoration("tier", {}, { deletionTimestamp: "2026-11-02T00:00:00Z" });
+    const removal = plan([ours], [deleting], revisions, {});
+    const cleaned = applied(ours, removal.steps);
+    expect(cleaned.metadata?.labels?.tier).toBeUndefined();
+    expect(cleaned.metadata?.labels?.["poddecoration.kusionstack.io/pd-tier"]).toBeUndefined();
+    expect(recordedRevisions(cleaned)?.has("tier")).toBe(false);
+  });
+
+  it("needs recreation to take a sidecar out, and to add one to a pod created before its decoration", () => {
+    const deleting = podDecoration("logging", {}, { deletionTimestamp: "2026-11-02T00:00:00Z" });
+    const removal = plan([deploymentPod("web-a", [r1])], [deleting], [r1], {});
+    expect(removal.reports.get("web-a")).toMatchObject({ moving: ["logging"], blocked: { reason: "NeedsRecreation" } });
+
+    const before = plan([deploymentPod("web-a", [])], [podDecoration("logging")], [r1], { logging: "logging-r1" });
+    expect(before.reports.get("web-a")?.blocked?.message).toMatch(/from no revision to logging-r1/);
+  });
+
+  it("takes pods that carry the readiness gate through PodOpsLifecycle, and the others directly", () => {
+    const gated = deploymentPod("web-a", [r1], { gate: true });
+    const plain = deploymentPod("web-b", [r1]);
+    const result = plan([gated, plain], [podDecoration("logging", { updateStrategy: { rollingUpdate: { maxUnavailable: 2 } } })], [r1, r2], { logging: "logging-r2" }, true);
+    expect(kinds(result.steps).sort()).toEqual(["in-place web-b", "start-operation web-a"]);
+    const direct = result.steps.find((step) => step.kind === "in-place");
+    expect(direct?.kind === "in-place" && direct.operate).toBeFalsy();
+  });
+
+  it("waits for a target revision that is not stored yet, and leaves pods that are on their targets alone", () => {
+    const waiting = plan([deploymentPod("web-a", [r1])], [podDecoration("logging")], [r1], { logging: "logging-r2" });
+    expect(waiting.steps).toEqual([]);
+    expect(waiting.waiting[0]).toMatch(/logging@logging-r2/);
+    const settled = plan([deploymentPod("web-a", [r2])], [podDecoration("logging")], [r2], { logging: "logging-r2" });
+    expect(settled.reports.size).toBe(0);
+    expect(settled.steps).toEqual([]);
+  });
+});
