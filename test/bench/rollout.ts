@@ -301,7 +301,8 @@ export async function benchRollout(options: Options, log: (line: string) => void
   try {
     // The deployment and replicaset controllers make the Deployment's pods; the simulator runs them.
     const plane = await startControlPlane(dir, { ownerPid: process.pid, crds: [fileURLToPath(new URL("../../config/crd/", import.meta.url))], controllers: ["deployment-controller", "replicaset-controller"], log });
-    serve = await startServeProcess({ kubeconfig: plane.kubeconfig, args: ["--log-level=warn"] });
+    // Info level: startServeProcess waits for serve's "caches synced; ready" line (at warn it never came, and the bench hung).
+    serve = await startServeProcess({ kubeconfig: plane.kubeconfig, args: ["--log-level=info"] });
     const config = loadKubeConfigFile(plane.kubeconfig);
     const kube = createKubeClient<Decoration>(config);
     simulator = await startNodeSimulator({ config, restartDelayMs: options.restartDelayMs });
