@@ -144,13 +144,20 @@ describe("the chart's ServiceAccount", () => {
       return status?.matchedPods === 1 && status.injectedPods === 1 && status.updatedPods === 1 && status.currentRevision === revision1 ? true : undefined;
     }, 30_000, "status to count the decorated pod");
 
-    // A new template: a second revision; the pod keeps the first, so it stays current.
+    // A new sidecar image: a second revision, rolled out to the pod in place (the same pod); the
+    // first, used by nothing then, is pruned with historyLimit 1.
     await custom.patchNamespacedCustomObject({ ...GROUP, namespace, name: "sidecar", body: [{ op: "replace", path: "/spec/template/containers/0/image", value: "proxy:2" }] });
     const revision2 = await eventually(async () => {
       const status = (await read()).status;
-      return status?.updatedRevision !== undefined && status.updatedRevision !== revision1 ? status.updatedRevision : undefined;
-    }, 30_000, "the second revision");
-    expect((await revisions()).map((item) => item.metadata?.name).sort()).toEqual([revision1, revision2].sort());
+      return status?.updatedRevision !== undefined && status.updatedRevision !== revision1 && status.updatedPods === 1 ? status.updatedRevision : undefined;
+    }, 30_000, "the second revision on the pod");
+    const moved = await core.readNamespacedPod({ namespace, name: "web-0" });
+    expect(moved.metadata?.uid).toBe(pod.metadata?.uid);
+    expect(moved.spec?.containers.find((container) => container.name === "proxy")?.image).toBe("proxy:2");
+    await eventually(async () => {
+      const names = (await revisions()).map((item) => item.metadata?.name);
+      return names.length === 1 && names[0] === revision2 ? true : undefined;
+    }, 30_000, "the first revision, used by nothing, to be pruned");
 
     // Back to the first template: rolled back (its .revision bumped), and with historyLimit 1
     // the second, now used by nothing, is pruned.

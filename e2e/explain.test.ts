@@ -9,7 +9,7 @@ import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, inject } from "vitest";
 import { parse } from "yaml";
-import type { DecorationReport } from "../src/cli/live-explanation.ts";
+import type { DecorationReport, PodReport } from "../src/cli/live-explanation.ts";
 import { clients, eventually, kubectl, test } from "./support/cluster.ts";
 import { explain, explainPodJson, verdict, type CliRun } from "./support/explain-cli.ts";
 import { startOperator, type Operator } from "./support/operator.ts";
@@ -24,6 +24,16 @@ function run(file: string, args: readonly string[], env: NodeJS.ProcessEnv = pro
     });
   });
 }
+
+/** The report once the rollout's status has caught up with what `ready` looks for. */
+function explainPodUntil(namespace: string, pod: string, ready: (report: PodReport) => boolean, what: string): Promise<PodReport> {
+  return eventually(async () => {
+    const report = await explainPodJson(namespace, pod);
+    return ready(report) ? report : undefined;
+  }, 30_000, what);
+}
+
+const reasonsOf = (report: PodReport, name: string) => report.decorations.find((candidate) => candidate.name === name)?.reasons.map((reason) => reason.reason) ?? [];
 
 /** kubectl apply; admission warnings (the iscsi volume's) are expected on stderr. */
 async function apply(yaml: string): Promise<void> {
@@ -46,7 +56,8 @@ ${labels}
 ${body}`;
 }
 
-const logging = (namespace: string, image: string) => decoration(namespace, "logging", { tier: "logging" }, `  updateStrategy:
+/** `level`: an env var on the sidecar, a change the kubelet cannot make in place. */
+const logging = (namespace: string, image: string, level?: string) => decoration(namespace, "logging", { tier: "logging" }, `  updateStrategy:
     rollingUpdate:
       partition: 1
       selector:
@@ -56,7 +67,7 @@ const logging = (namespace: string, image: string) => decoration(namespace, "log
     containers:
       - name: logging-sidecar
         image: ${image}
-`);
+${level === undefined ? "" : `        env: [{ name: LEVEL, value: ${level} }]\n`}`);
 
 const mesh = (namespace: string, name: string, weight: number) => decoration(namespace, name, { tier: "mesh" }, `  injectStrategy:
     group: mesh
@@ -139,14 +150,16 @@ describe("pod-decorator explain against a cluster", () => {
 
     await createPod(namespace, "meshed", { tier: "mesh" });
     for (const [name, canary] of [["log-a", "true"], ["log-b", "true"], ["log-c", "false"]] as const) await createPod(namespace, name, { tier: "logging", canary });
-    await apply(logging(namespace, "fluent-bit:2"));
+    await apply(logging(namespace, "fluent-bit:1", "debug"));
     const r2 = await revisionOf(namespace, "logging", r1);
 
-    const earlyReport = await explainPodJson(namespace, "early");
+    // Adding a sidecar to a live pod needs its recreation: the rollout reports it (recreatePolicy Never).
+    const earlyReport = await explainPodUntil(namespace, "early", (report) => reasonsOf(report, "broken").includes("needs-recreation"), "the rollout to report early");
     expect(earlyReport.webhook.inScope).toBe(true);
     expect(verdict(earlyReport, "broken")).toMatchObject({ matches: true, state: "missing" });
-    expect(verdict(earlyReport, "broken").reasons.map((reason) => reason.reason)).toEqual(["created-before", "render-error"]);
-    expect(verdict(earlyReport, "broken").reasons[1]!.detail).toMatch(/iscsi\.targetPortal: Required value/);
+    expect(reasonsOf(earlyReport, "broken")).toEqual(["created-before", "needs-recreation", "render-error"]);
+    expect(verdict(earlyReport, "broken").reasons[1]!.detail).toMatch(/from no revision to broken-\w+ changes containers, volumes: more than images and labels or annotations; updateStrategy\.recreatePolicy of broken is not Evict/);
+    expect(verdict(earlyReport, "broken").reasons[2]!.detail).toMatch(/iscsi\.targetPortal: Required value/);
     expect(verdict(earlyReport, "logging")).toMatchObject({ matches: false, state: "not-matched", reasons: [{ reason: "selector" }] });
 
     const meshed = await explainPodJson(namespace, "meshed");
@@ -154,7 +167,8 @@ describe("pod-decorator explain against a cluster", () => {
     expect(verdict(meshed, "mesh-light")).toMatchObject({ matches: true, state: "excluded", reasons: [{ reason: "group", detail: "group mesh is already applied to the pod by mesh-heavy" }] });
 
     // Canaries log-a and log-b; partition 1 holds back the last of them in update order.
-    expect(verdict(await explainPodJson(namespace, "log-a"), "logging")).toMatchObject({ state: "outdated", podRevision: r1, targetRevision: r2, reasons: [{ reason: "admission-only" }] });
+    const logA = await explainPodUntil(namespace, "log-a", (report) => reasonsOf(report, "logging").includes("needs-recreation"), "the rollout to report log-a");
+    expect(verdict(logA, "logging")).toMatchObject({ state: "outdated", podRevision: r1, targetRevision: r2, reasons: [{ reason: "needs-recreation", detail: expect.stringContaining("changes containers") as string }] });
     expect(verdict(await explainPodJson(namespace, "log-b"), "logging")).toMatchObject({
       state: "held",
       podRevision: r1,
@@ -180,10 +194,11 @@ describe("pod-decorator explain against a cluster", () => {
       await apply(mesh(off, "mesh-heavy", 5));
       await revisionOf(off, "mesh-heavy");
       await createPod(off, "meshed", { tier: "mesh" });
-      const report = await explainPodJson(off, "meshed");
+      // The rollout reports the undecorated pod too: only its recreation could add a sidecar.
+      const report = await explainPodUntil(off, "meshed", (candidate) => reasonsOf(candidate, "mesh-heavy").includes("needs-recreation"), "the rollout to report meshed");
       expect(report.webhook.inScope).toBe(false);
       expect(report.recorded).toBeNull();
-      expect(verdict(report, "mesh-heavy")).toMatchObject({ state: "missing", reasons: [{ reason: "outside-webhook-scope", detail: expect.stringContaining("namespaceSelector") as string }] });
+      expect(verdict(report, "mesh-heavy")).toMatchObject({ state: "missing", reasons: [{ reason: "outside-webhook-scope", detail: expect.stringContaining("namespaceSelector") as string }, { reason: "needs-recreation" }] });
       const text = await explain(["pod", "meshed", "-n", off]);
       expect(text.stdout).toContain("Webhook:     OUT OF SCOPE: namespace");
     } finally {

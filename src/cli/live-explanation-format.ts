@@ -34,7 +34,7 @@ export function formatPodReport(report: PodReport): string {
     ["Pod", `${pod.namespace}/${pod.name}`],
     ["Created", pod.creationTimestamp ?? "<unknown>"],
     ["Owner", pod.owner ?? "<none>"],
-    ["Updated by", pod.updatedBy === "collaset-controller" ? "the CollaSet controller (rollouts reach the pod)" : "admission only (a new revision reaches the pod when it is recreated)"],
+    ["Updated by", pod.updatedBy === "collaset-controller" ? "the CollaSet controller (rollouts reach the pod)" : "the PodDecoration controller (in place when only images and metadata change; otherwise when the pod is recreated, or evicted with recreatePolicy Evict)"],
     ["Webhook", `${report.webhook.inScope === undefined ? "unknown" : report.webhook.inScope ? "in scope" : "OUT OF SCOPE"}: ${report.webhook.detail}`],
     ["Recorded", report.recorded === null ? "<no revisions annotation>" : report.recorded.length === 0 ? "[]" : report.recorded.map((entry) => `${entry.name}=${entry.revision}`).join(", ")],
   ], "");

@@ -6,7 +6,7 @@
 import type { Pod } from "../api/pod.ts";
 import type { PodDecoration } from "../api/poddecoration.ts";
 import type { LabelSelector } from "../api/label-selector.ts";
-import { collaSetOwnerOf } from "../api/owners.ts";
+import { collaSetOwnerOf, workloadOf } from "../api/owners.ts";
 import { podRevisions, recordedRevisions, type RecordedRevision } from "../decoration/recording.ts";
 import { isMatchedPod, isPodReady, rolloutStandings, type RolloutPod, type RolloutStanding } from "../decoration/rollout.ts";
 import { selectDecorations } from "../decoration/selection.ts";
@@ -57,7 +57,8 @@ export interface WebhookScope {
 
 export interface PodReport {
   kind: "PodExplanation";
-  pod: { namespace: string; name: string; creationTimestamp?: string; owner?: string; updatedBy: "collaset-controller" | "admission-only" };
+  /** Which controller moves the pod's decorations: its CollaSet's, or the PodDecoration controller's rollout to pods of other owners. */
+  pod: { namespace: string; name: string; creationTimestamp?: string; owner?: string; updatedBy: "collaset-controller" | "poddecoration-controller" };
   webhook: WebhookScope;
   /** What the pod records; null when it has no revisions annotation (the webhook never decided on it). */
   recorded: RecordedRevision[] | null;
@@ -126,7 +127,7 @@ export function explainPod(pod: Pod, given: ClusterView): PodReport {
       name: nameOf(pod),
       ...(pod.metadata?.creationTimestamp == null ? {} : { creationTimestamp: pod.metadata.creationTimestamp }),
       ...(owner === undefined ? {} : { owner: `${String(owner.kind)}/${String(owner.name)}` }),
-      updatedBy: collaSet ? "collaset-controller" : "admission-only",
+      updatedBy: collaSet ? "collaset-controller" : "poddecoration-controller",
     },
     webhook,
     recorded: recordedRevisions(pod) === null ? null : recorded.revisions,
@@ -176,11 +177,7 @@ function verdictFor(pod: Pod, decoration: PodDecoration, view: ClusterView, sele
   if (exclusion !== undefined && exclusion.reason !== "group" && exclusion.reason !== "already-applied") {
     const reasons: Reason[] = [{ reason: exclusion.reason, detail: exclusion.detail }];
     if (podRevision === undefined) return { ...base, matches: false, state: "not-matched", reasons };
-    const collaSet = collaSetNameOf(pod);
-    const why: Reason = collaSet === undefined
-      ? { reason: "admission-only", detail: `the pod still records revision ${podRevision}; a pod not owned by a CollaSet loses a decoration only when it is recreated` }
-      : { reason: "rollout-in-progress", detail: `the pod still records revision ${podRevision}; CollaSet ${collaSet}'s controller takes it out` };
-    return { ...base, matches: false, state: "stale", reasons: [...reasons, why] };
+    return { ...base, matches: false, state: "stale", reasons: [...reasons, ...movingReasons(pod, decoration, undefined)] };
   }
   // Selected, but a terminal or terminating pod is not part of any rollout.
   if (!isMatchedPod(decoration, pod)) {
@@ -213,14 +210,29 @@ function verdictFor(pod: Pod, decoration: PodDecoration, view: ClusterView, sele
     const unseen: Reason[] = podRevision === undefined && webhook.inScope === false ? [{ reason: "outside-webhook-scope", detail: webhook.detail }] : [];
     return { ...verdict, state: "held", reasons: [...heldReasons, ...unseen] };
   }
+  if (podRevision !== undefined) return { ...verdict, state: "outdated", reasons: [...movingReasons(pod, decoration, target), ...renderReasons] };
+  return { ...verdict, state: "missing", reasons: [...missingReasons(pod, decoration, webhook), ...movingReasons(pod, decoration, target), ...renderReasons] };
+}
+
+/**
+ * Who moves the pod to its target, and what holds it: its CollaSet's controller, or the
+ * PodDecoration controller's rollout to pods of other owners, whose blocked pods the
+ * decoration's status.workloads lists.
+ */
+function movingReasons(pod: Pod, decoration: PodDecoration, target: string | undefined): Reason[] {
+  const to = target ?? "no revision";
   const collaSet = collaSetNameOf(pod);
-  if (podRevision !== undefined) {
-    const why: Reason = collaSet !== undefined
-      ? { reason: "rollout-in-progress", detail: `CollaSet ${collaSet}'s controller moves the pod to ${target ?? "no revision"} (at most maxUnavailable pods at a time)` }
-      : { reason: "admission-only", detail: `the pod got ${podRevision} at admission; pods not owned by a CollaSet get a new revision only when they are recreated` };
-    return { ...verdict, state: "outdated", reasons: [why, ...renderReasons] };
-  }
-  return { ...verdict, state: "missing", reasons: [...missingReasons(pod, decoration, webhook, collaSet), ...renderReasons] };
+  if (collaSet !== undefined) return [{ reason: "rollout-in-progress", detail: `CollaSet ${collaSet}'s controller moves the pod to ${to} (at most maxUnavailable pods at a time)` }];
+  const workload = workloadOf(pod);
+  const blocked = decoration.status?.workloads
+    ?.find((entry) => entry.kind === workload.kind && entry.name === workload.name)
+    ?.blocked?.find((entry) => entry.pod === nameOf(pod));
+  if (blocked?.reason === "NeedsRecreation") return [{ reason: "needs-recreation", detail: blocked.message }];
+  if (blocked !== undefined) return [{ reason: "update-blocked", detail: `${blocked.reason}: ${blocked.message}` }];
+  return [{
+    reason: "rollout-in-progress",
+    detail: `the PodDecoration controller moves the pod to ${to}: in place when only images and labels or annotations change, at most maxUnavailable pods of its ${workload.kind === "Pod" ? "namespace's pods without a controller" : `${workload.kind} ${workload.name}`} at a time`,
+  }];
 }
 
 // One rollout plan per decoration and view: explaining a decoration asks it for each of its pods.
@@ -242,14 +254,14 @@ function standingsOf(decoration: PodDecoration, updatedRevision: string, view: C
 }
 
 /** Why a matching pod records nothing of a decoration that has a revision for it. */
-function missingReasons(pod: Pod, decoration: PodDecoration, webhook: WebhookScope, collaSet: string | undefined): Reason[] {
+function missingReasons(pod: Pod, decoration: PodDecoration, webhook: WebhookScope): Reason[] {
   const reasons: Reason[] = [];
   const podCreated = timestamp(pod.metadata?.creationTimestamp);
   const decorationCreated = timestamp(decoration.metadata.creationTimestamp);
   if (podCreated !== undefined && decorationCreated !== undefined && podCreated < decorationCreated) {
     reasons.push({
       reason: "created-before",
-      detail: `the pod was created at ${pod.metadata?.creationTimestamp ?? ""}, before the decoration (${decoration.metadata.creationTimestamp ?? ""})${collaSet === undefined ? "; pods not owned by a CollaSet are decorated only at admission" : ""}`,
+      detail: `the pod was created at ${pod.metadata?.creationTimestamp ?? ""}, before the decoration (${decoration.metadata.creationTimestamp ?? ""})`,
     });
   }
   if (webhook.inScope === false) reasons.push({ reason: "outside-webhook-scope", detail: webhook.detail });
@@ -259,7 +271,6 @@ function missingReasons(pod: Pod, decoration: PodDecoration, webhook: WebhookSco
   else if (reasons.length === 0) {
     reasons.push({ reason: "not-admitted-by-webhook", detail: "the pod records other decorations but not this one: at admission it did not match, or no revision of it was known" });
   }
-  if (collaSet !== undefined) reasons.push({ reason: "rollout-in-progress", detail: `CollaSet ${collaSet}'s controller adds it (at most maxUnavailable pods at a time)` });
   return reasons;
 }
 

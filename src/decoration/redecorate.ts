@@ -30,7 +30,7 @@ export function notInPlace(change: RevisionChange): string | undefined {
   if (sameJson(from, to)) return undefined;
   const fromRevision = change.from?.revisionName ?? "no revision";
   const toRevision = change.to?.revisionName ?? "no revision";
-  const parts = Object.keys({ ...from, ...to }).filter((key) => !sameJson(from[key], to[key]));
+  const parts = Object.keys({ ...from, ...to }).filter((key) => !sameJson(from[key], to[key])).sort();
   return `decoration ${change.name} from ${fromRevision} to ${toRevision} changes ${parts.join(", ")}: more than images and labels or annotations`;
 }
 

@@ -102,8 +102,9 @@ describe("explainPod", () => {
     const pods = [pod("a", { logging: "logging-r1" }, { labels: { canary: "true" } }), pod("b", { logging: "logging-r1" })];
     const world = view([decoration("logging", { updateStrategy: { rollingUpdate: { selector: { matchLabels: { canary: "true" } } } } })], pods);
     expect(verdictOf(pods[1]!, world, "logging")).toMatchObject({ state: "held", targetRevision: "logging-r1", reasons: [{ reason: "canary-selector" }] });
-    // The canary itself should move; it is a bare pod, so only recreation gets it there.
-    expect(verdictOf(pods[0]!, world, "logging")).toMatchObject({ state: "outdated", targetRevision: "logging-r2", reasons: [{ reason: "admission-only" }] });
+    // The canary itself should move: the PodDecoration controller's rollout takes a bare pod there.
+    expect(verdictOf(pods[0]!, world, "logging")).toMatchObject({ state: "outdated", targetRevision: "logging-r2", reasons: [{ reason: "rollout-in-progress" }] });
+    expect(verdictOf(pods[0]!, world, "logging").reasons[0]?.detail).toContain("namespace's pods without a controller");
   });
 
   it("says a CollaSet pod behind is on its controller's way", () => {
@@ -111,6 +112,27 @@ describe("explainPod", () => {
     const report = explainPod(subject, view([decoration("logging")], [subject]));
     expect(report.pod).toMatchObject({ owner: "CollaSet/web", updatedBy: "collaset-controller" });
     expect(report.decorations[0]).toMatchObject({ state: "outdated", reasons: [{ reason: "rollout-in-progress" }] });
+  });
+
+  it("says why the rollout to pods of other owners holds a pod, from the decoration's status", () => {
+    const owned = (name: string) => ({ ...pod(name, { logging: "logging-r1" }, { labels: { "pod-template-hash": "5d8f" } }), metadata: { ...pod(name, { logging: "logging-r1" }, { labels: { "pod-template-hash": "5d8f" } }).metadata, ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "web-5d8f", uid: "rs", controller: true }] } });
+    const [a, b, c] = [owned("web-a"), owned("web-b"), owned("web-c")];
+    const logging = decoration("logging");
+    logging.status = {
+      ...logging.status,
+      workloads: [{
+        kind: "Deployment", name: "web", matchedPods: 3, updatedPods: 0, outdatedPods: 3, blockedPods: 2,
+        blocked: [
+          { pod: "web-a", reason: "NeedsRecreation", message: "pod web-a: decoration logging from logging-r1 to logging-r2 changes containers" },
+          { pod: "web-b", reason: "EvictionRefused", message: "pod web-b: eviction refused: Cannot evict pod as it would violate the pod's disruption budget." },
+        ],
+      }],
+    };
+    const world = view([logging], [a, b, c]);
+    expect(explainPod(a, world).pod).toMatchObject({ owner: "ReplicaSet/web-5d8f", updatedBy: "poddecoration-controller" });
+    expect(verdictOf(a, world, "logging")).toMatchObject({ state: "outdated", reasons: [{ reason: "needs-recreation", detail: expect.stringContaining("changes containers") as string }] });
+    expect(verdictOf(b, world, "logging")).toMatchObject({ state: "outdated", reasons: [{ reason: "update-blocked", detail: expect.stringContaining("EvictionRefused: pod web-b: eviction refused") as string }] });
+    expect(verdictOf(c, world, "logging").reasons).toEqual([{ reason: "rollout-in-progress", detail: expect.stringContaining("of its Deployment web at a time") as string }]);
   });
 
   it("plans the pod with its namespace's pods even when the list missed it", () => {
@@ -122,8 +144,8 @@ describe("explainPod", () => {
   it("says the pod was created before the decoration", () => {
     const subject = pod("web-0", {}, { created: "2025-12-31T00:00:00Z" });
     const verdict = verdictOf(subject, view([decoration("logging")], [subject]), "logging");
-    expect(verdict).toMatchObject({ matches: true, state: "missing", targetRevision: "logging-r2", reasons: [{ reason: "created-before" }] });
-    expect(verdict.reasons[0]?.detail).toContain("decorated only at admission");
+    expect(verdict).toMatchObject({ matches: true, state: "missing", targetRevision: "logging-r2", reasons: [{ reason: "created-before" }, { reason: "rollout-in-progress" }] });
+    expect(verdict.reasons[0]?.detail).toContain("before the decoration (2026-01-01T00:00:00Z)");
   });
 
   it("says the namespace is outside the webhook's scope", () => {
@@ -131,7 +153,7 @@ describe("explainPod", () => {
     const world = view([decoration("logging")], [subject], { namespaceLabels: { "kubernetes.io/metadata.name": NS, "poddecoration.kusionstack.io/injection": "disabled" } });
     const report = explainPod(subject, world);
     expect(report.webhook.inScope).toBe(false);
-    expect(report.decorations[0]).toMatchObject({ state: "missing", reasons: [{ reason: "outside-webhook-scope" }] });
+    expect(report.decorations[0]).toMatchObject({ state: "missing", reasons: [{ reason: "outside-webhook-scope" }, { reason: "rollout-in-progress" }] });
     expect(report.decorations[0]?.reasons[0]?.detail).toContain("namespaceSelector");
   });
 
@@ -149,7 +171,10 @@ describe("explainPod", () => {
 
   it("says the webhook never decided on an in-scope pod that has no revisions annotation", () => {
     const subject = pod("web-0", null);
-    expect(verdictOf(subject, view([decoration("logging")], [subject]), "logging").reasons).toEqual([{ reason: "not-admitted-by-webhook", detail: expect.stringContaining("no revisions annotation") as string }]);
+    expect(verdictOf(subject, view([decoration("logging")], [subject]), "logging").reasons).toEqual([
+      { reason: "not-admitted-by-webhook", detail: expect.stringContaining("no revisions annotation") as string },
+      { reason: "rollout-in-progress", detail: expect.stringContaining("the PodDecoration controller moves the pod to logging-r2") as string },
+    ]);
   });
 
   it("reports no scope verdict when the webhook configuration could not be read", () => {
@@ -161,7 +186,7 @@ describe("explainPod", () => {
   it("adds the last render error to a pod that does not have the revision it should", () => {
     const subject = pod("web-0", {});
     const world = view([decoration("logging")], [subject], { renderErrors: new Map([["logging", "TemplateValid is False (DryRunRejected): spec.containers[1].image: Required value"]]) });
-    expect(verdictOf(subject, world, "logging").reasons.map((reason) => reason.reason)).toEqual(["not-admitted-by-webhook", "render-error"]);
+    expect(verdictOf(subject, world, "logging").reasons.map((reason) => reason.reason)).toEqual(["not-admitted-by-webhook", "rollout-in-progress", "render-error"]);
   });
 
   it("says no revision is stored yet", () => {
@@ -176,7 +201,7 @@ describe("explainPod", () => {
 
   it("reports a revision the pod still carries from a decoration that no longer matches", () => {
     const subject = pod("web-0", { logging: "logging-r1" }, { labels: { app: "api" } });
-    expect(verdictOf(subject, view([decoration("logging")], [subject]), "logging")).toMatchObject({ matches: false, state: "stale", podRevision: "logging-r1", reasons: [{ reason: "selector" }, { reason: "admission-only" }] });
+    expect(verdictOf(subject, view([decoration("logging")], [subject]), "logging")).toMatchObject({ matches: false, state: "stale", podRevision: "logging-r1", reasons: [{ reason: "selector" }, { reason: "rollout-in-progress" }] });
   });
 
   it("says what could not be read, in both reports", () => {
@@ -192,7 +217,7 @@ describe("explainPod", () => {
     expect(text).toContain("Pod:         shop/web-0\n");
     expect(text).toContain("Recorded:    logging=logging-r1\n");
     expect(text).toContain("  logging:\n    Matches:           yes\n    State:             outdated\n    Pod revision:      logging-r1\n    Should have:       logging-r2\n");
-    expect(text).toContain("    Why:\n      admission-only: ");
+    expect(text).toContain("    Why:\n      rollout-in-progress: the PodDecoration controller moves the pod to logging-r2");
   });
 });
 

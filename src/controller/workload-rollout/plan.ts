@@ -113,6 +113,11 @@ export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
       report.blocked = { reason: "NeedsRecreation", message: `pod ${name}: ${change.reason}; updateStrategy.recreatePolicy of ${refusing.join(", ")} is not Evict, so the pod is left running until its owner recreates it` };
       continue;
     }
+    const unseen = notDecoratedAtAdmission(pod, change.decorations.flatMap((decoration) => byName.get(decoration) ?? []));
+    if (unseen !== undefined) {
+      report.blocked = { reason: "NeedsRecreation", message: `pod ${name}: ${change.reason}; ${unseen}` };
+      continue;
+    }
     changes.push({ pod, available, change: { kind: "replace", step: { kind: "evict", pod, reason: change.reason, decorations: change.decorations } } });
   }
 
@@ -121,7 +126,8 @@ export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
     resolveMaxUnavailable(decoration.spec.updateStrategy?.rollingUpdate?.maxUnavailable, live.filter((pod) => isMatchedPod(decoration, pod)).length)), Number.POSITIVE_INFINITY);
   const planned = planUpdateSteps<Eviction>({
     changes,
-    pods: live,
+    // The pods whose PodOpsLifecycle steps are ours to take: those a decoration rolls out to.
+    pods: live.filter((pod) => recordedRevisions(pod) !== null && input.decorations.some((decoration) => isMatchedPod(decoration, pod) || recordedRevisions(pod)?.has(decoration.metadata.name ?? "") === true)),
     maxUnavailable: Number.isFinite(maxUnavailable) ? maxUnavailable : 1,
     unavailable: live.filter((pod) => !isAvailable(pod)).length,
     lifecycle: input.lifecycle,
@@ -164,6 +170,25 @@ function podChange(pod: Pod, recorded: ReadonlyMap<string, string>, changes: rea
   if (update.kind === "recreate") return { kind: "recreate", reason: update.reason, decorations: changes.map((change) => change.name) };
   return { kind: "in-place", operations: update.operations };
 }
+
+/**
+ * Why evicting the pod would not bring it its decorations: the webhook does not decorate its
+ * namespace's pods, or did not decorate this one though the decoration existed when it was
+ * created (outside the webhook's scope, or admitted while it was bypassed) — its replacement
+ * would come back the same, and be evicted again.
+ */
+function notDecoratedAtAdmission(pod: Pod, decorations: readonly PodDecoration[]): string | undefined {
+  const namespace = pod.metadata?.namespace ?? "";
+  if (NEVER_DECORATED_NAMESPACES.has(namespace)) return `the webhook never decorates pods in ${namespace}, so it is not evicted`;
+  if (recordedRevisions(pod) !== null) return undefined;
+  const created = Date.parse(pod.metadata?.creationTimestamp ?? "");
+  const older = decorations.find((decoration) => Date.parse(decoration.metadata.creationTimestamp ?? "") <= created);
+  if (older === undefined) return undefined;
+  return `it was created after decoration ${older.metadata.name ?? ""} but not decorated at admission (outside the webhook's scope, or admitted while it was bypassed), so it is not evicted: its replacement would not be decorated either`;
+}
+
+/** The namespaces the pod webhook is never called for (DESIGN §10), whatever the installation. */
+const NEVER_DECORATED_NAMESPACES = new Set(["kube-system", "kube-public", "kube-node-lease"]);
 
 function rolloutPod(pod: Pod): RolloutPod {
   return { name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isPodReady(pod), current: undefined };

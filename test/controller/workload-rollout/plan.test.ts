@@ -137,6 +137,27 @@ describe("planWorkload", () => {
     expect(before.reports.get("web-a")?.blocked?.message).toMatch(/from no revision to logging-r1/);
   });
 
+  it("evicts a pod created before its decoration, never one the webhook left undecorated after it, nor one in kube-system", () => {
+    const created = (pod: Pod, at: string, namespace = "shop"): Pod => ({ ...pod, metadata: { ...pod.metadata, creationTimestamp: at, namespace } });
+    const evicting = podDecoration("logging", { updateStrategy: { recreatePolicy: "Evict", rollingUpdate: { maxUnavailable: 3 } } }, { creationTimestamp: "2026-11-01T00:00:00Z" });
+    const before = created(deploymentPod("web-a", []), "2026-10-01T00:00:00Z");
+    const after = created(deploymentPod("web-b", []), "2026-11-02T00:00:00Z");
+    const result = plan([before, after], [evicting], [r1], { logging: "logging-r1" });
+    expect(kinds(result.steps)).toEqual(["evict web-a"]);
+    expect(result.reports.get("web-b")?.blocked?.message).toMatch(/not decorated at admission .* so it is not evicted/);
+
+    const system = planWorkload({
+      namespace: "kube-system",
+      pods: [created(deploymentPod("dns-a", [r1]), "2026-11-02T00:00:00Z", "kube-system")],
+      otherPods: () => [],
+      decorations: [{ ...evicting, metadata: { ...evicting.metadata, namespace: "kube-system" } }],
+      updatedRevision: () => "logging-r2",
+      revision: (_name, revision) => [r1, sidecar("logging-r2", "shipper:1", { env: [{ name: "A", value: "b" }] })].find((candidate) => candidate.revisionName === revision),
+    });
+    expect(system.steps).toEqual([]);
+    expect(system.reports.get("dns-a")?.blocked?.message).toMatch(/never decorates pods in kube-system/);
+  });
+
   it("takes pods that carry the readiness gate through PodOpsLifecycle, and the others directly", () => {
     const gated = deploymentPod("web-a", [r1], { gate: true });
     const plain = deploymentPod("web-b", [r1]);
