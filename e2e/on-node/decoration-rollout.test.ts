@@ -207,8 +207,9 @@ spec: { maxUnavailable: 0, selector: { matchLabels: { app: web } } }
         const pods = live(watch);
         return pods.length === replicas && pods.every((pod) => !oldUids.has(uidOf(pod)) && runsImage(pod, SIDECAR, testImage("logger", "1")) && pod.metadata?.annotations?.[REVISIONS] === recorded(revision)) ? pods : undefined;
       }, 180_000, `${replicas} new pods recording ${revision}, ready`);
+      // Soft: a breach fails the test, and the checks of the recreated pods below still run.
       const report = invariants.stop();
-      expect(report.maxUnavailable, worstMoment(report)).toBeLessThanOrEqual(1);
+      expect.soft(report.maxUnavailable, worstMoment(report)).toBeLessThanOrEqual(1);
       expect((await decorationEvents(namespace, "Evicted")).length).toBeGreaterThan(0);
       for (const pod of replaced) {
         expect(pod.spec?.containers.find((container) => container.name === SIDECAR)?.env).toEqual([{ name: "LOG_LEVEL", value: "debug" }]);
