@@ -7,7 +7,9 @@
 // same way; the decorated rollouts must keep every pod (same UIDs; CollaSet instance ids 0..n-1).
 // Starts its own control plane (with the deployment and replicaset controllers), `pod-decorator
 // serve` and the node simulator, and stops them.
-//   node test/bench/rollout.ts [--pods N] [--max-unavailable N] [--restart-delay-ms N] [--rounds N]
+// CollaSet pods carry PodOpsLifecycle's readiness gate, so each of their updates waits serve's
+// drain delay (5 s unless --drain-delay-ms sets it); the Deployment's pods do not opt in.
+//   node test/bench/rollout.ts [--pods N] [--max-unavailable N] [--restart-delay-ms N] [--rounds N] [--drain-delay-ms N]
 import { mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +33,8 @@ interface Options {
   maxUnavailable: number;
   restartDelayMs: number;
   rounds: number;
+  /** serve's --lifecycle-drain-delay in ms; undefined: serve's default. */
+  drainDelayMs: number | undefined;
 }
 
 interface Phase {
@@ -56,6 +60,8 @@ export interface RolloutResult {
   pods: number;
   maxUnavailable: number;
   restartDelayMs: number;
+  /** serve's PodOpsLifecycle drain delay, when the run set it. */
+  drainDelayMs?: number;
   rounds: { collaSet: DecoratedPhase; deployment: DecoratedPhase; bare: Phase }[];
   loadAverage1m: { atStart: number; atEnd: number };
   cpus: number;
@@ -302,7 +308,8 @@ export async function benchRollout(options: Options, log: (line: string) => void
     // The deployment and replicaset controllers make the Deployment's pods; the simulator runs them.
     const plane = await startControlPlane(dir, { ownerPid: process.pid, crds: [fileURLToPath(new URL("../../config/crd/", import.meta.url))], controllers: ["deployment-controller", "replicaset-controller"], log });
     // Info level: startServeProcess waits for serve's "caches synced; ready" line (at warn it never came, and the bench hung).
-    serve = await startServeProcess({ kubeconfig: plane.kubeconfig, args: ["--log-level=info"] });
+    const drain = options.drainDelayMs === undefined ? [] : [`--lifecycle-drain-delay=${options.drainDelayMs}ms`];
+    serve = await startServeProcess({ kubeconfig: plane.kubeconfig, args: ["--log-level=info", ...drain] });
     const config = loadKubeConfigFile(plane.kubeconfig);
     const kube = createKubeClient<Decoration>(config);
     simulator = await startNodeSimulator({ config, restartDelayMs: options.restartDelayMs });
@@ -342,6 +349,7 @@ export async function benchRollout(options: Options, log: (line: string) => void
       pods: options.pods,
       maxUnavailable: options.maxUnavailable,
       restartDelayMs: options.restartDelayMs,
+      ...(options.drainDelayMs === undefined ? {} : { drainDelayMs: options.drainDelayMs }),
       rounds,
       loadAverage1m: { atStart: loadAtStart, atEnd: loadavg()[0]! },
       cpus: availableParallelism(),
@@ -361,6 +369,7 @@ if (import.meta.main) {
     maxUnavailable: option("--max-unavailable", 10),
     restartDelayMs: option("--restart-delay-ms", 100),
     rounds: option("--rounds", 2),
+    drainDelayMs: process.argv.includes("--drain-delay-ms") ? option("--drain-delay-ms", 0) : undefined,
   };
   const result = await benchRollout(options, (line) => console.error(`rollout: ${line}`));
   process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -136,7 +136,8 @@ export const metrics: readonly Metric[] = [
     path: "rollout.deploymentRatio",
     measures: "rollout on the real control plane (issue 17): wall time of a Deployment's 100 pods to a new sidecar image in place by the PodDecoration controller (partition 0, the decoration's maxUnavailable 10) ÷ the CollaSet's 100 pods above; same run, same simulated kubelet, summed over the rounds",
     format: (value, section) =>
-      `${fixed(value, 2)}× (Deployment ${String(detail(section, ["deploymentSeconds"]))} s, CollaSet ${String(detail(section, ["collaSetSeconds"]))} s)`,
+      `${fixed(value, 2)}× (Deployment ${String(detail(section, ["deploymentSeconds"]))} s, CollaSet ${String(detail(section, ["collaSetSeconds"]))} s; ` +
+      `the CollaSet's pods wait PodOpsLifecycle's drain delay (${detail(section, ["drainDelayMs"]) === undefined ? "serve's default, 5 s" : `${String(detail(section, ["drainDelayMs"]))} ms`}) at each update, the Deployment's do not opt in)`,
     caveat: busyAtRolloutEnd,
   },
 ];
