@@ -41,8 +41,19 @@ function compareNumbers(a: number, b: number): number {
   return a === b ? 0 : a < b ? -1 : 1;
 }
 
+// Every pod a decoration renders into sorts it by the same timestamp: each is parsed once.
+// Bounded, so that a long-lived webhook seeing decorations come and go cannot grow it without limit.
+const parsedTimestamps = new Map<string, number>();
+const TIMESTAMPS_KEPT = 4096;
+
 function timestampMillis(timestamp: string | undefined): number {
   if (timestamp === undefined) return Number.NEGATIVE_INFINITY;
-  const millis = Date.parse(timestamp);
-  return Number.isNaN(millis) ? Number.NEGATIVE_INFINITY : millis;
+  let millis = parsedTimestamps.get(timestamp);
+  if (millis === undefined) {
+    if (parsedTimestamps.size >= TIMESTAMPS_KEPT) parsedTimestamps.clear();
+    const parsed = Date.parse(timestamp);
+    millis = Number.isNaN(parsed) ? Number.NEGATIVE_INFINITY : parsed;
+    parsedTimestamps.set(timestamp, millis);
+  }
+  return millis;
 }

@@ -1,7 +1,9 @@
 // Renders decoration revisions into a pod (DESIGN §3). Pure and deterministic: the input pod
-// and templates are never mutated (the result shares no objects with them), and the only
-// inputs are the arguments. Revisions are passed in, not read from a decoration's live spec,
-// because a pod held back by a rollout renders an older, stored revision.
+// and templates are never mutated, and the only inputs are the arguments. The rendered pod
+// shares every part rendering left alone with the input pod (what it renders into is new, and
+// shares nothing with the templates), so comparing the two costs only what changed.
+// Revisions are passed in, not read from a decoration's live spec, because a pod held back by
+// a rollout renders an older, stored revision.
 import type { ObjectMeta, PodSpec } from "../api/kubernetes.ts";
 import type { Pod } from "../api/pod.ts";
 import type { PodDecorationTemplate } from "../api/poddecoration.ts";
@@ -12,7 +14,6 @@ import { renderAffinity, renderRuntimeClass, renderTolerations } from "./parts/s
 import { renderVolumes } from "./parts/volumes.ts";
 import type { Warn } from "./parts/warn.ts";
 import { decorationLabelKey, decorationLabelValue, formatRevisionsAnnotation, podRevisions, type RecordedRevision, REVISIONS_ANNOTATION } from "./recording.ts";
-import { cloneJson } from "../api/json.ts";
 import { podWithoutNullFields } from "../api/null-fields.ts";
 import { DecorationError } from "./decoration-error.ts";
 import { isPresent } from "./parts/present.ts";
@@ -35,6 +36,7 @@ export interface AppliedDecoration {
 }
 
 export interface RenderResult {
+  /** Read-only: it shares the parts rendering did not change with the input pod. */
   pod: Pod;
   warnings: string[];
   /** What was rendered, in rendering order. */
@@ -48,8 +50,9 @@ export interface RenderResult {
  * Kubernetes' pod validation that the pod as given did not already break (DESIGN §10).
  */
 export function renderPod(pod: Pod, decorations: readonly DecorationToApply[]): RenderResult {
-  // A copy, read as the API server reads it: a null field is an absent one (DESIGN §10).
-  if (decorations.length === 0) return { pod: podWithoutNullFields(pod), warnings: [], applied: [] };
+  // Read as the API server reads it: a null field is an absent one (DESIGN §10).
+  const input = podWithoutNullFields(pod);
+  if (decorations.length === 0) return { pod: input, warnings: [], applied: [] };
   const ordered = sortInDecorationOrder(decorations, (decoration) =>
     decorationOrder({
       name: decoration.name,
@@ -57,18 +60,21 @@ export function renderPod(pod: Pod, decorations: readonly DecorationToApply[]): 
       weight: decoration.injectStrategy.weight ?? 0,
       creationTimestamp: decoration.creationTimestamp,
     }));
-  const result = renderInOrder(podWithoutNullFields(pod), ordered);
+  const result = renderInOrder(input, ordered);
   const problems = podConsistencyProblems(result.pod);
-  if (problems.length > 0) refuseIntroducedProblems(podWithoutNullFields(pod), ordered, problems);
+  if (problems.length > 0) refuseIntroducedProblems(input, ordered, problems);
   return result;
 }
 
-/** Renders into `pod` (a copy the caller owns) in the order given. */
-function renderInOrder(pod: Pod, ordered: readonly DecorationToApply[]): RenderResult {
+/**
+ * Renders into a new pod, metadata and spec in the order given. Every step replaces what it
+ * renders into under them, and never changes it: the rest is the input's.
+ */
+function renderInOrder(input: Pod, ordered: readonly DecorationToApply[]): RenderResult {
   const warnings: string[] = [];
-  const metadata: ObjectMeta = (pod.metadata ??= {});
-  const spec: PodSpec = (pod.spec ??= { containers: [] });
-  spec.containers ??= [];
+  const metadata: ObjectMeta = { ...input.metadata };
+  const spec: PodSpec = { ...input.spec, containers: input.spec?.containers ?? [] };
+  const pod: Pod = { ...input, metadata, spec };
   const primaryNames = new Set(spec.containers.filter(isPresent).map((container) => container.name));
   const initPlacement = { nativeSidecars: 0 };
 
@@ -99,7 +105,7 @@ function refuseIntroducedProblems(input: Pod, ordered: readonly DecorationToAppl
   const before = new Set(podConsistencyProblems(input));
   if (problems.every((problem) => before.has(problem))) return;
   for (let count = 1; count <= ordered.length; count++) {
-    const introduced = podConsistencyProblems(renderInOrder(cloneJson(input), ordered.slice(0, count)).pod).filter((problem) => !before.has(problem));
+    const introduced = podConsistencyProblems(renderInOrder(input, ordered.slice(0, count)).pod).filter((problem) => !before.has(problem));
     if (introduced.length === 0) continue;
     const culprit = ordered[count - 1]!;
     const others = count > 1 ? " (after the decorations rendered before it)" : "";
@@ -111,10 +117,12 @@ function record(metadata: ObjectMeta, applied: readonly AppliedDecoration[], war
   const previous = podRevisions({ metadata });
   warnings.push(...previous.warnings);
   const revisions: RecordedRevision[] = [...previous.revisions, ...applied];
-  (metadata.annotations ??= {})[REVISIONS_ANNOTATION] = formatRevisionsAnnotation(revisions);
+  metadata.annotations = { ...metadata.annotations, [REVISIONS_ANNOTATION]: formatRevisionsAnnotation(revisions) };
+  const labels: Record<string, string> = {};
   for (const { name, revision } of applied) {
     const value = decorationLabelValue(revision);
     if (value === undefined) warnings.push(`PodDecoration/${name}: revision ${JSON.stringify(revision)} is not a valid label value; no label recorded`);
-    else (metadata.labels ??= {})[decorationLabelKey(name)] = value;
+    else labels[decorationLabelKey(name)] = value;
   }
+  if (Object.keys(labels).length > 0) metadata.labels = { ...metadata.labels, ...labels };
 }

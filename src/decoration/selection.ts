@@ -76,10 +76,11 @@ function exclusion(decoration: PodDecoration, reason: ExclusionReason, describe:
 
 /** Selection without the exclusions: the webhook's hot path. */
 export function selectApplicable(pod: Pod, decorations: readonly PodDecoration[]): Omit<Selection, "excluded"> {
-  return select(pod, decorations, () => undefined);
+  return select(pod, decorations, undefined);
 }
 
-function select(pod: Pod, decorations: readonly PodDecoration[], exclude: Exclude): { apply: PodDecoration[]; warnings: string[] } {
+// Without `exclude` (the hot path), `exclude?.(…)` does not even create the describing closures.
+function select(pod: Pod, decorations: readonly PodDecoration[], exclude: Exclude | undefined): { apply: PodDecoration[]; warnings: string[] } {
   const namespace = pod.metadata?.namespace ?? DEFAULT_NAMESPACE;
   const labels = labelsAsDecoded(pod.metadata?.labels);
   const sameNamespace: PodDecoration[] = [];
@@ -87,12 +88,12 @@ function select(pod: Pod, decorations: readonly PodDecoration[], exclude: Exclud
   for (const pd of decorations) {
     const pdNamespace = pd.metadata.namespace ?? DEFAULT_NAMESPACE;
     if (pdNamespace !== namespace) {
-      exclude(pd, "namespace", () => `in namespace ${pdNamespace}, the pod is in ${namespace}`);
+      exclude?.(pd, "namespace", () => `in namespace ${pdNamespace}, the pod is in ${namespace}`);
       continue;
     }
     sameNamespace.push(pd);
-    if (!selectorMatches(pd.spec.selector, labels)) exclude(pd, "selector", () => describeMismatch(pd.spec.selector));
-    else if (pd.metadata.deletionTimestamp !== undefined) exclude(pd, "deleting", () => `being deleted since ${pd.metadata.deletionTimestamp ?? ""}`);
+    if (!selectorMatches(pd.spec.selector, labels)) exclude?.(pd, "selector", () => describeMismatch(pd.spec.selector));
+    else if (pd.metadata.deletionTimestamp !== undefined) exclude?.(pd, "deleting", () => `being deleted since ${pd.metadata.deletionTimestamp ?? ""}`);
     else matching.push(pd);
   }
 
@@ -126,11 +127,11 @@ function select(pod: Pod, decorations: readonly PodDecoration[], exclude: Exclud
     const group = decorationGroup(pd);
     const winner = group === "" ? undefined : winners.get(group);
     if (recordedNames.has(name)) {
-      exclude(pd, "already-applied", () => "the pod already records a revision of it");
+      exclude?.(pd, "already-applied", () => "the pod already records a revision of it");
     } else if (settledGroups.has(group)) {
-      exclude(pd, "already-applied", () => `group ${group} is already applied to the pod by ${settledGroups.get(group) ?? ""}`);
+      exclude?.(pd, "already-applied", () => `group ${group} is already applied to the pod by ${settledGroups.get(group) ?? ""}`);
     } else if (winner !== undefined && decorationWeight(pd) < winner.weight) {
-      exclude(pd, "group", () => `group ${group}: weight ${decorationWeight(pd)} loses to weight ${winner.weight} (${winner.names.join(", ")})`);
+      exclude?.(pd, "group", () => `group ${group}: weight ${decorationWeight(pd)} loses to weight ${winner.weight} (${winner.names.join(", ")})`);
     } else {
       apply.push(pd);
     }

@@ -74,8 +74,20 @@ function jsonPointerToPath(pointer: string): string {
     .join(".");
 }
 
-export function review(response: AdmissionResponse): AdmissionReviewResponse {
+function review(response: AdmissionResponse): AdmissionReviewResponse {
   return { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response };
+}
+
+/**
+ * The AdmissionReview answering with `response`, as JSON text. The patch is base64, which has
+ * nothing to escape, so it is written in as it is: JSON.stringify would scan its every
+ * character again, and it is most of the answer (a few kilobytes for a typical pod).
+ */
+export function reviewJson(response: AdmissionResponse): string {
+  const { patch, ...rest } = response;
+  const text = JSON.stringify(review(rest));
+  // The text ends with the closing braces of the response and of the review.
+  return patch === undefined ? text : `${text.slice(0, -2)},"patch":"${patch}"}}`;
 }
 
 export function allow(uid: string, warnings: readonly string[] = []): AdmissionResponse {

@@ -7,7 +7,9 @@
 //
 // Lists are aligned by what identifies their elements: `name` (containers, volumes, env),
 // `mountPath` (volume mounts), else the element's whole value. A list whose elements cannot be
-// told apart that way, or whose surviving elements changed order, is replaced as a whole.
+// told apart that way, or whose surviving elements changed order, is replaced as a whole. A
+// part both sides share (the same object, as a rendered pod shares what rendering left alone
+// with the pod) is equal and not walked.
 
 export type JsonPatchOperation =
   | { op: "add"; path: string; value: unknown }
@@ -24,22 +26,13 @@ export function createJsonPatch(before: unknown, after: unknown): JsonPatch {
   return operations;
 }
 
-/** A JSON pointer, kept as a chain and written out only for an operation (most values are equal). */
-interface Path {
-  parent: Path | undefined;
-  segment: string | number;
-}
+/** A JSON pointer, built as the walk goes down: only what is not shared is walked. */
+type Path = string;
 
-const ROOT: Path = { parent: undefined, segment: "" };
+const ROOT: Path = "";
 
 function child(parent: Path, segment: string | number): Path {
-  return { parent, segment };
-}
-
-function pointer(path: Path): string {
-  const segments: string[] = [];
-  for (let at: Path | undefined = path; at?.parent !== undefined; at = at.parent) segments.push(escape(at.segment));
-  return segments.length === 0 ? "" : `/${segments.reverse().join("/")}`;
+  return `${parent}/${escape(segment)}`;
 }
 
 function escape(segment: string | number): string {
@@ -70,17 +63,17 @@ function diffValue(before: Json, after: Json, path: Path, operations: JsonPatch)
   if (before === after) return;
   if (isObject(before) && isObject(after)) diffObject(before, after, path, operations);
   else if (Array.isArray(before) && Array.isArray(after)) diffList(before, after, path, operations);
-  else if (!sameJson(before, after)) operations.push({ op: "replace", path: pointer(path), value: copy(after) });
+  else if (!sameJson(before, after)) operations.push({ op: "replace", path: path, value: copy(after) });
 }
 
 function diffObject(before: Record<string, Json>, after: Record<string, Json>, path: Path, operations: JsonPatch): void {
   for (const key in before) {
-    if (before[key] !== undefined && (!Object.hasOwn(after, key) || after[key] === undefined)) operations.push({ op: "remove", path: pointer(child(path, key)) });
+    if (before[key] !== undefined && (!Object.hasOwn(after, key) || after[key] === undefined)) operations.push({ op: "remove", path: child(path, key) });
   }
   for (const key in after) {
     const value = after[key];
     if (value === undefined) continue;
-    if (!Object.hasOwn(before, key) || before[key] === undefined) operations.push({ op: "add", path: pointer(child(path, key)), value: copy(value) });
+    if (!Object.hasOwn(before, key) || before[key] === undefined) operations.push({ op: "add", path: child(path, key), value: copy(value) });
     else diffValue(before[key], value, child(path, key), operations);
   }
 }
@@ -102,8 +95,8 @@ function diffList(before: readonly Json[], after: readonly Json[], path: Path, o
     while (same < common && oldIds[same] === newIds[same]) same++;
     if (same === common) {
       for (let index = 0; index < common; index++) diffValue(before[index], after[index], child(path, index), operations);
-      for (let index = before.length - 1; index >= common; index--) operations.push({ op: "remove", path: pointer(child(path, index)) });
-      for (let index = common; index < after.length; index++) operations.push({ op: "add", path: pointer(child(path, index)), value: copy(after[index]) });
+      for (let index = before.length - 1; index >= common; index--) operations.push({ op: "remove", path: child(path, index) });
+      for (let index = common; index < after.length; index++) operations.push({ op: "add", path: child(path, index), value: copy(after[index]) });
       return;
     }
     const aligned = alignedOperations(before, after, oldIds as string[], newIds as string[], path);
@@ -114,7 +107,7 @@ function diffList(before: readonly Json[], after: readonly Json[], path: Path, o
     }
     break;
   }
-  if (!sameJson(before, after)) operations.push({ op: "replace", path: pointer(path), value: copy(after) });
+  if (!sameJson(before, after)) operations.push({ op: "replace", path: path, value: copy(after) });
 }
 
 /**
@@ -131,7 +124,7 @@ function alignedOperations(before: readonly Json[], after: readonly Json[], oldI
   let index = 0;
   for (const [position, id] of newIds.entries()) {
     while (cursor < oldIds.length && !kept.has(oldIds[cursor]!)) {
-      operations.push({ op: "remove", path: pointer(child(path, index)) });
+      operations.push({ op: "remove", path: child(path, index) });
       cursor++;
     }
     if (cursor < oldIds.length && oldIds[cursor] === id) {
@@ -140,11 +133,11 @@ function alignedOperations(before: readonly Json[], after: readonly Json[], oldI
     } else if (existed.has(id)) {
       return "reordered";
     } else {
-      operations.push({ op: "add", path: pointer(child(path, index)), value: copy(after[position]) });
+      operations.push({ op: "add", path: child(path, index), value: copy(after[position]) });
     }
     index++;
   }
-  for (; cursor < oldIds.length; cursor++) operations.push({ op: "remove", path: pointer(child(path, index)) });
+  for (; cursor < oldIds.length; cursor++) operations.push({ op: "remove", path: child(path, index) });
   return operations;
 }
 

@@ -50,12 +50,17 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
       return { response: allow(request.uid, [`pod-decorator: the pod was not decorated: ${unrenderable}`]), result: "skipped" };
     }
     const original = object as Pod;
-    const given: Metadata = { ...original.metadata, namespace };
-    const pod: Pod = { ...original, metadata: forged ? withoutRecording(given) : given };
-    return decorate(request, original, pod, decorations, forged);
+    // The engine reads a null field as absent, as the API server does (DESIGN §10). Read so once,
+    // sharing every part without a null: the patch compares the rendered pod with this reading,
+    // which keeps every null that was sent out of the patch, untouched, and tells what rendering
+    // left alone by identity.
+    const read = podWithoutNullFields(original);
+    const given: Metadata = { ...read.metadata, namespace };
+    const pod: Pod = { ...read, metadata: forged ? withoutRecording(given) : given };
+    return decorate(request, original, read, pod, decorations, forged);
   };
 
-  function decorate(request: AdmissionRequest, original: Pod, pod: Pod, decorations: readonly PodDecoration[], forged: boolean): AdmissionDecision {
+  function decorate(request: AdmissionRequest, original: Pod, read: Pod, pod: Pod, decorations: readonly PodDecoration[], forged: boolean): AdmissionDecision {
     let result;
     try {
       result = decoratePod(pod, decorations, revisionFor);
@@ -78,9 +83,7 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
           "not by pod-decorator's controller: they decide nothing and were replaced by what was rendered",
       );
     }
-    // The engine reads a null field as absent, as the API server does (DESIGN §10); comparing
-    // with the pod read the same way keeps every null that was sent out of the patch, untouched.
-    const patch = createJsonPatch(podWithoutNullFields(original), rendered);
+    const patch = createJsonPatch(read, rendered);
     if (patch.length === 0) return { response: allow(request.uid, warnings), result: "skipped" };
     return { response: allowWithPatch(request.uid, patch, warnings), result: result.applied.length > 0 ? "injected" : "allowed" };
   }

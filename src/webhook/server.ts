@@ -6,7 +6,7 @@ import helmet from "@fastify/helmet";
 import type { IncomingMessage } from "node:http";
 import Fastify, { type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import type { Logger } from "pino";
-import { parseAdmissionReview, review, deny, type AdmissionRequest, type AdmissionResponse } from "./admission-review.ts";
+import { parseAdmissionReview, reviewJson, deny, type AdmissionRequest, type AdmissionResponse } from "./admission-review.ts";
 import { type Admission, AdmissionLimits, type AdmissionLimitsOptions } from "./admission-limits.ts";
 import { parseJsonBody } from "./json-body.ts";
 import type { WebhookMetrics, WebhookResult } from "./metrics.ts";
@@ -154,7 +154,7 @@ export async function createWebhookServer(options: WebhookServerOptions) {
       }
       if (reply.sent) return reply;
       options.metrics.observe(name, 200, decision.result, seconds());
-      return reply.send(review(decision.response));
+      return reply.type("application/json; charset=utf-8").send(reviewJson(decision.response));
     });
   }
 

@@ -35,6 +35,27 @@ describe("withoutNullFields", () => {
 });
 
 describe("podWithoutNullFields", () => {
+  it("is the pod itself when nothing in it is null, and shares every part without a null otherwise", () => {
+    const pod = { metadata: { name: "p", creationTimestamp: null, labels: { app: "web" } }, spec: { containers: [{ name: "app" }] } };
+    expect(podWithoutNullFields(pod.spec)).toBe(pod.spec);
+    const read = podWithoutNullFields(pod);
+    expect(read).toEqual({ metadata: { name: "p", labels: { app: "web" } }, spec: { containers: [{ name: "app" }] } });
+    expect(read.spec).toBe(pod.spec);
+    expect(read.metadata.labels).toBe(pod.metadata.labels);
+    expect(pod.metadata.creationTimestamp).toBeNull();
+  });
+
+  it("reads like withoutNullFields would copy, and leaves its input alone", () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => {
+      // Under status: no string maps there, whose null values a pod reads as "".
+      const pod = { status: value };
+      const before = structuredClone(pod);
+      const read = podWithoutNullFields(pod);
+      expect(pod).toEqual(before);
+      expect(JSON.stringify(read)).toBe(JSON.stringify(withoutNullFields(pod)));
+    }));
+  });
+
   it("reads a null label, annotation or nodeSelector value as the empty string, as Go decodes it", () => {
     const pod = { metadata: { labels: { app: null }, annotations: { note: null } }, spec: { nodeSelector: { zone: null }, containers: [] } };
     expect(podWithoutNullFields(pod)).toEqual({ metadata: { labels: { app: "" }, annotations: { note: "" } }, spec: { nodeSelector: { zone: "" }, containers: [] } });

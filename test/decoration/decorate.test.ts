@@ -90,12 +90,21 @@ describe("renderPod", () => {
     expect(forward.pod.spec?.containers.map((container) => container.name)).toEqual(["app", "d", "b", "c", "a"]);
   });
 
-  it("returns an equal copy, unrecorded, when there is nothing to render", () => {
+  it("returns the pod as read, unrecorded, when there is nothing to render", () => {
     const input = pod();
     const result = renderPod(input, []);
-    expect(result.pod).toEqual(input);
-    expect(result.pod).not.toBe(input);
-    expect(result.pod.metadata).not.toBe(input.metadata);
+    expect(result.pod).toBe(input);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it("shares what it did not render into with the pod, and replaces what it did", () => {
+    const input = pod();
+    const template = { containers: [{ name: "side", image: "x:1" }], tolerations: [{ key: "k", operator: "Exists" as const }] };
+    const result = renderPod(input, [{ name: "s", revisionName: "s-r", template, injectStrategy: {} }]);
+    expect(result.pod.spec!.containers.find((container) => container.name === "app")).toBe(input.spec!.containers[0]);
+    expect(result.pod.spec!.containers).not.toBe(input.spec!.containers);
+    expect(result.pod.metadata!.labels).not.toBe(input.metadata!.labels);
+    expect(input).toEqual(pod());
   });
 
   it("shares no objects with the templates it rendered", () => {

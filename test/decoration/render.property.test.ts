@@ -1,10 +1,13 @@
 // Properties of the engine over generated pods and valid decorations: it never throws, never
 // touches its input, re-rendering changes nothing, container names stay unique, every label
-// stays valid, and the JSON Patch the webhook would return reproduces the rendered pod.
+// stays valid, and the JSON Patch the webhook would return reproduces the rendered pod (and is
+// the same whether or not the rendered pod shares what rendering left alone with the input).
 import fc from "fast-check";
 import jsonpatch from "fast-json-patch";
 import { describe, expect, it } from "vitest";
+import { cloneJson } from "../../src/api/json.ts";
 import { isLabelValue, isQualifiedName } from "../../src/api/names.ts";
+import { podWithoutNullFields } from "../../src/api/null-fields.ts";
 import type { Pod } from "../../src/api/pod.ts";
 import { type PodDecoration, validatePodDecoration } from "../../src/api/poddecoration.ts";
 import { type DecorateResult, decoratePod, liveRevision } from "../../src/decoration/decorate.ts";
@@ -154,6 +157,15 @@ describe("rendering properties", () => {
       for (const [container, variables] of expected) {
         for (const [name, value] of variables) expect(byName.get(container)?.get(name), `${container}.${name}`).toBe(value);
       }
+    }), RUNS);
+  });
+
+  it("shares only what it left alone with the pod, so the patch is the one two separate copies give", () => {
+    fc.assert(fc.property(pod, decorations, (input, all) => {
+      const result = decorate(input, all);
+      if (result === undefined) return;
+      const read = podWithoutNullFields(input);
+      expect(createJsonPatch(read, result.pod)).toEqual(createJsonPatch(cloneJson(read), cloneJson(result.pod)));
     }), RUNS);
   });
 

@@ -178,6 +178,24 @@ describe("the pod webhook", () => {
     }
   });
 
+  it("patches a pod as the API server sends it (null fields included) into the decorated pod, and leaves every null alone", () => {
+    const sent = {
+      ...structuredClone(pod),
+      metadata: { generateName: "web-", creationTimestamp: null, labels: { app: "web" }, annotations: null },
+      spec: { containers: [{ name: "app", image: "web:1", resources: {}, env: null }], volumes: null, tolerations: null },
+      status: {},
+    };
+    const withEnv = { ...decoration("logging"), spec: { ...decoration("logging").spec, template: { containers: [{ name: "logging-sidecar", image: "fluent-bit:3.0" }], primaryContainers: [{ env: [{ name: "LOG", value: "json" }] }] } } };
+    const decision = mutation([withEnv])(request({ object: structuredClone(sent) }));
+    expect(decision.response.warnings).toBeUndefined();
+    expect(decision.result).toBe("injected");
+    const patch = JSON.parse(Buffer.from(decision.response.patch ?? "", "base64").toString()) as { path: string }[];
+    expect(patch.map((operation) => operation.path).filter((path) => /creationTimestamp|volumes|tolerations|status/.test(path))).toEqual([]);
+    const result = patched(decision, sent) as { metadata: Record<string, unknown>; spec: { containers: { name: string; env?: unknown }[] } };
+    expect(result.metadata.creationTimestamp).toBeNull();
+    expect(result.spec.containers.map((container) => [container.name, container.env])).toEqual([["logging-sidecar", undefined], ["app", [{ name: "LOG", value: "json" }]]]);
+  });
+
   it("admits a pod it cannot render into undecorated, with the field in a warning, whatever its shape", () => {
     let deep: unknown = "x";
     for (let level = 0; level < 5000; level++) deep = { a: deep };

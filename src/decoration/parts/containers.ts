@@ -1,5 +1,6 @@
 // Steps 2–4 of rendering a decoration: init containers, patches to the pod's primary
-// containers, and sidecars.
+// containers, and sidecars. `spec` is the renderer's own; the lists and containers in it are
+// the input pod's, so they are replaced, never changed.
 import type { Container, EnvVar, PodSpec, VolumeMount } from "../../api/kubernetes.ts";
 import { type ContainerPatch, type PrimaryContainerPatch, primaryTargetPolicy } from "../../api/poddecoration.ts";
 import type { Warn } from "./warn.ts";
@@ -23,9 +24,10 @@ export function renderInitContainers(spec: PodSpec, initContainers: readonly Con
       warn(`template.initContainers[${index}]`, `the pod already has a container named ${container.name}; the pod's is kept`);
       return;
     }
-    const list = (spec.initContainers ??= []);
+    const list = [...(spec.initContainers ?? [])];
     if (container.restartPolicy === "Always") list.splice(placement.nativeSidecars++, 0, cloneJson(container));
     else list.push(cloneJson(container));
+    spec.initContainers = list;
   });
 }
 
@@ -36,7 +38,7 @@ export function renderInitContainers(spec: PodSpec, initContainers: readonly Con
 export function renderPrimaryContainers(spec: PodSpec, patches: readonly PrimaryContainerPatch[], primaryNames: ReadonlySet<string>, warn: Warn): void {
   patches.forEach((patch, index) => {
     const primaries = spec.containers.filter((container) => isPresent(container) && primaryNames.has(container.name));
-    let targets: Container[];
+    let targets: readonly Container[];
     switch (primaryTargetPolicy(patch)) {
       case "ByName":
         targets = primaries.filter((container) => container.name === patch.name);
@@ -52,16 +54,20 @@ export function renderPrimaryContainers(spec: PodSpec, patches: readonly Primary
         targets = primaries.slice(-1);
         break;
     }
-    for (const target of targets) patchContainer(target, patch);
+    if (targets.length === 0) return;
+    const targeted = new Set(targets);
+    spec.containers = spec.containers.map((container) => (targeted.has(container) ? patchedContainer(container, patch) : container));
   });
 }
 
-function patchContainer(container: Container, patch: PrimaryContainerPatch): void {
-  if (patch.image !== undefined && patch.image !== "") container.image = patch.image;
-  if (patch.env !== undefined && patch.env.length > 0) container.env = mergeByKey<EnvVar>(container.env ?? [], patch.env, (variable) => variable.name);
+function patchedContainer(container: Container, patch: PrimaryContainerPatch): Container {
+  const result = { ...container };
+  if (patch.image !== undefined && patch.image !== "") result.image = patch.image;
+  if (patch.env !== undefined && patch.env.length > 0) result.env = mergeByKey<EnvVar>(container.env ?? [], patch.env, (variable) => variable.name);
   if (patch.volumeMounts !== undefined && patch.volumeMounts.length > 0) {
-    container.volumeMounts = mergeByKey<VolumeMount>(container.volumeMounts ?? [], patch.volumeMounts, (mount) => mount.mountPath);
+    result.volumeMounts = mergeByKey<VolumeMount>(container.volumeMounts ?? [], patch.volumeMounts, (mount) => mount.mountPath);
   }
+  return result;
 }
 
 /**
@@ -98,7 +104,7 @@ export function renderSidecars(spec: PodSpec, sidecars: readonly ContainerPatch[
     const { injectPolicy, ...container } = cloneJson(patch);
     const existing = spec.containers.findIndex((candidate) => isPresent(candidate) && candidate.name === container.name);
     if (existing >= 0) {
-      spec.containers[existing] = container;
+      spec.containers = spec.containers.with(existing, container);
       return;
     }
     if ((spec.initContainers ?? []).some((candidate) => isPresent(candidate) && candidate.name === container.name)) {
@@ -106,8 +112,8 @@ export function renderSidecars(spec: PodSpec, sidecars: readonly ContainerPatch[
       return;
     }
     const firstPrimary = spec.containers.findIndex((candidate) => isPresent(candidate) && primaryNames.has(candidate.name));
-    if ((injectPolicy ?? "BeforePrimaryContainer") === "BeforePrimaryContainer" && firstPrimary >= 0) spec.containers.splice(firstPrimary, 0, container);
-    else spec.containers.push(container);
+    if ((injectPolicy ?? "BeforePrimaryContainer") === "BeforePrimaryContainer" && firstPrimary >= 0) spec.containers = spec.containers.toSpliced(firstPrimary, 0, container);
+    else spec.containers = [...spec.containers, container];
   });
 }
 

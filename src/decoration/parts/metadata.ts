@@ -4,7 +4,7 @@ import type { MetadataPatch } from "../../api/poddecoration.ts";
 import { applyMergePatch } from "../merge-patch.ts";
 import type { Warn } from "./warn.ts";
 
-/** Renders the template's metadata patches into `metadata` (a copy the renderer owns). */
+/** Renders the template's metadata patches into `metadata` (the renderer's own; its maps are replaced, never changed). */
 export function renderMetadata(metadata: ObjectMeta, patches: readonly MetadataPatch[], warn: Warn): void {
   patches.forEach((patch, index) => {
     const path = `template.metadata[${index}]`;
@@ -20,7 +20,7 @@ export function renderMetadata(metadata: ObjectMeta, patches: readonly MetadataP
       metadata.annotations = setEntries(metadata.annotations, annotations, policy === "Overwrite");
       return;
     }
-    const target = (metadata.annotations ??= {});
+    const target = (metadata.annotations = { ...metadata.annotations });
     for (const [key, value] of annotations) {
       const current = target[key];
       // Absent or empty: nothing to merge into, the value is written as given (as KusionStack does).
@@ -43,7 +43,7 @@ export function renderMetadata(metadata: ObjectMeta, patches: readonly MetadataP
 }
 
 function setEntries(map: Record<string, string> | undefined, entries: readonly [string, string][], overwrite: boolean): Record<string, string> {
-  const result = map ?? {};
+  const result = { ...map };
   for (const [key, value] of entries) if (overwrite || !Object.hasOwn(result, key)) result[key] = value;
   return result;
 }

@@ -1,4 +1,5 @@
-// Steps 6–8 of rendering a decoration: affinity, tolerations and runtime class.
+// Steps 6–8 of rendering a decoration: affinity, tolerations and runtime class. `spec` is the
+// renderer's own; what is under it is the input pod's, so it is replaced, never changed.
 import type { NodeSelectorRequirement, NodeSelectorTerm, PodSpec, Toleration } from "../../api/kubernetes.ts";
 import type { PodDecorationTemplate } from "../../api/poddecoration.ts";
 import { cloneJson } from "../../api/json.ts";
@@ -14,17 +15,17 @@ type DecorationAffinity = NonNullable<PodDecorationTemplate["affinity"]>;
 export function renderAffinity(spec: PodSpec, affinity: DecorationAffinity): void {
   const override = affinity.overrideAffinity;
   if (override !== undefined) {
-    if (override.nodeAffinity !== undefined) (spec.affinity ??= {}).nodeAffinity = cloneJson(override.nodeAffinity);
-    if (override.podAffinity !== undefined) (spec.affinity ??= {}).podAffinity = cloneJson(override.podAffinity);
-    if (override.podAntiAffinity !== undefined) (spec.affinity ??= {}).podAntiAffinity = cloneJson(override.podAntiAffinity);
+    if (override.nodeAffinity !== undefined) spec.affinity = { ...spec.affinity, nodeAffinity: cloneJson(override.nodeAffinity) };
+    if (override.podAffinity !== undefined) spec.affinity = { ...spec.affinity, podAffinity: cloneJson(override.podAffinity) };
+    if (override.podAntiAffinity !== undefined) spec.affinity = { ...spec.affinity, podAntiAffinity: cloneJson(override.podAntiAffinity) };
   }
   const terms = affinity.nodeSelectorTerms ?? [];
   if (terms.length === 0) return;
-  const nodeAffinity = ((spec.affinity ??= {}).nodeAffinity ??= {});
-  const required = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+  const nodeAffinity = spec.affinity?.nodeAffinity;
+  const required = nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
   const podTerms = required?.nodeSelectorTerms ?? [];
   const combined = podTerms.length === 0 ? cloneJson([...terms]) : podTerms.flatMap((podTerm) => terms.map((term) => andTerms(podTerm, term)));
-  nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = { ...required, nodeSelectorTerms: combined };
+  spec.affinity = { ...spec.affinity, nodeAffinity: { ...nodeAffinity, requiredDuringSchedulingIgnoredDuringExecution: { ...required, nodeSelectorTerms: combined } } };
 }
 
 function andTerms(podTerm: NodeSelectorTerm, term: NodeSelectorTerm): NodeSelectorTerm {
