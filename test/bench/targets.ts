@@ -106,11 +106,13 @@ export const metrics: readonly Metric[] = [
     path: "scale.cacheMiB",
     measures: "controller at 100,000 realistic pods (1,000 workloads, unique names) and 1,000 decorations: heap retained by the pod cache as `serve` runs it (only what controllers read, with the PodDecoration controller's label and recorded-decoration indexes)",
     target: { kind: "below", value: 1024, text: "< 1 GiB" },
-    format: (value, section) => `${fixed(value, 1)} MiB (${String(detail(section, ["kibPerPod"]))} KiB per pod; ${String(detail(section, ["wireKibPerPod"]))} KiB per pod on the wire)`,
+    format: (value, section) =>
+      `${fixed(value, 1)} MiB (${String(detail(section, ["kibPerPod"]))} KiB per pod; ${String(detail(section, ["wireKibPerPod"]))} KiB per pod on the wire; ` +
+      `${String(detail(section, ["afterPassesMiB"]))} MiB after the status passes, with what status derives once per pod)`,
   },
   {
     path: "scale.widestDecorationMs",
-    measures: "controller at the same scale: CPU ms of the status work for one changed decoration (its pods through the indexes, desiredStatus, the dirty check), for the widest one, which selects every pod; median of 5",
+    measures: "controller at the same scale: CPU ms of the status work for one changed decoration (as the watch brings it after a spec change: a new object; its pods through the indexes, desiredStatus, the dirty check), for the widest one, which selects every pod; median of 5",
     target: { kind: "below", value: 100, text: "< 100 ms CPU" },
     format: (value, section) =>
       `${fixed(value, 1)} ms (${String(detail(section, ["widestDecorationMatchedPods"]))} matched pods; a decoration of one workload: ${String(detail(section, ["workloadDecorationMs"]))} ms for ${String(detail(section, ["workloadDecorationMatchedPods"]))} pods)`,

@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isDns1123Subdomain, isQualifiedName } from "../../src/api/names.ts";
-import { decorationLabelKey, formatRevisionsAnnotation, parseRevisionsAnnotation, REVISIONS_ANNOTATION } from "../../src/decoration/recording.ts";
+import { decorationLabelKey, formatRevisionsAnnotation, parseRevisionsAnnotation, recordedRevisions, REVISIONS_ANNOTATION } from "../../src/decoration/recording.ts";
 
 const dnsLabel = fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
 /** Any legal object name: a DNS-1123 subdomain of up to 253 characters. */
@@ -64,5 +64,23 @@ describe("the revisions annotation", () => {
     fc.assert(fc.property(fc.string(), (text) => {
       parseRevisionsAnnotation(text);
     }));
+  });
+});
+
+describe("recordedRevisions", () => {
+  const recording = (revisions: { name: string; revision: string }[]) => ({ metadata: { annotations: { [REVISIONS_ANNOTATION]: formatRevisionsAnnotation(revisions) } } });
+
+  it("maps each recorded name to its revision; null for a pod without the annotation", () => {
+    expect(recordedRevisions(recording([{ name: "mesh", revision: "mesh-1" }, { name: "certs", revision: "certs-2" }]))).toEqual(new Map([["certs", "certs-2"], ["mesh", "mesh-1"]]));
+    expect(recordedRevisions({ metadata: { annotations: { [REVISIONS_ANNOTATION]: "[{" } } })).toEqual(new Map());
+    expect(recordedRevisions({ metadata: {} })).toBeNull();
+  });
+
+  it("reads every pod right past the bound on the texts its pods share", () => {
+    // More distinct names and revisions than are kept shared: the sharing starts over, the answers stay.
+    for (let index = 0; index < 20_000; index++) {
+      const name = `pd-${index}`;
+      expect(recordedRevisions(recording([{ name, revision: `${name}-1` }, { name: "mesh", revision: "mesh-1" }]))).toEqual(new Map([[name, `${name}-1`], ["mesh", "mesh-1"]]));
+    }
   });
 });

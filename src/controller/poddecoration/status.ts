@@ -27,13 +27,39 @@ const POD_DETAIL_ESCAPED_BYTES = 15;
 
 export interface StatusInput {
   decoration: PodDecoration;
-  /** Pods of the decoration's namespace, at least every one its selector matches (others are skipped). */
+  /**
+   * Pods of the decoration's namespace, at least every one its selector matches (others are
+   * skipped). Cached pods, never mutated: what status reads of each is derived once per object.
+   */
   pods: readonly StatusPod[];
   updatedRevision: string | undefined;
   collisionCount: number;
   /** The TemplateValid condition as last determined (without times). */
   templateValid: Omit<Condition, "lastTransitionTime" | "observedGeneration">;
   now: string;
+}
+
+/** What status reads of a matched pod besides its name: the same for every decoration. */
+export interface StatusFacts {
+  /** name → revision from the revisions annotation; null when the pod has none (it escaped the webhook). */
+  recorded: ReadonlyMap<string, string> | null;
+  ready: boolean;
+  /** The controlling CollaSet's name. */
+  collaSet: string | undefined;
+}
+
+// At 100,000 pods a decoration change re-reads tens of thousands of pods: reading their
+// conditions and owners again for every decoration, every pass, was most of the status work.
+// Keyed by the cached object: a changed pod is a new object, so its facts are derived afresh.
+const factsByPod = new WeakMap<StatusPod, StatusFacts>();
+
+export function statusFacts(pod: StatusPod): StatusFacts {
+  let facts = factsByPod.get(pod);
+  if (facts === undefined) {
+    facts = { recorded: recordedRevisions(pod), ready: isPodReady(pod), collaSet: collaSetOwnerOf(pod)?.name };
+    factsByPod.set(pod, facts);
+  }
+  return facts;
 }
 
 export function desiredStatus(input: StatusInput): PodDecorationStatus {
@@ -51,15 +77,14 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
   for (const pod of input.pods) {
     if (!isMatchedPod(decoration, pod)) continue;
     matched++;
-    const recorded = recordedRevisions(pod);
+    const { recorded, ready, collaSet } = statusFacts(pod);
     const revision = recorded?.get(name);
     if (revision !== undefined) injected++;
     const isUpdated = revision !== undefined && revision === updatedRevision;
     if (isUpdated) {
       updated++;
-      if (isPodReady(pod)) updatedReady++;
+      if (ready) updatedReady++;
     }
-    const collaSet = collaSetOwnerOf(pod)?.name;
     if (collaSet !== undefined) {
       let detail = details.get(collaSet);
       if (detail === undefined) details.set(collaSet, (detail = { affectedReplicas: 0, pods: [] }));

@@ -59,7 +59,7 @@ export interface WorkloadPlan {
 }
 
 export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
-  const live = input.pods.filter((pod) => !isTerminating(pod) && pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed");
+  const live = input.pods.filter((pod) => !isTerminating(pod) && !isFinished(pod));
   const byName = new Map(input.decorations.map((decoration) => [decoration.metadata.name ?? "", decoration]));
   const targets = decorationTargets({
     namespace: input.namespace,
@@ -129,7 +129,8 @@ export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
     // The pods whose PodOpsLifecycle steps are ours to take: those a decoration rolls out to.
     pods: live.filter((pod) => recordedRevisions(pod) !== null && input.decorations.some((decoration) => isMatchedPod(decoration, pod) || recordedRevisions(pod)?.has(decoration.metadata.name ?? "") === true)),
     maxUnavailable: Number.isFinite(maxUnavailable) ? maxUnavailable : 1,
-    unavailable: live.filter((pod) => !isAvailable(pod)).length,
+    // A pod on its way out (evicted, deleted) is unavailable until its replacement is available.
+    unavailable: input.pods.filter((pod) => !isFinished(pod) && !isAvailable(pod)).length,
     lifecycle: input.lifecycle,
     // Only pods that opted in (their owner's template has the gate) go through PodOpsLifecycle:
     // nothing else would take a pod out of traffic, and a gate cannot be added to a live pod.
@@ -189,6 +190,11 @@ function notDecoratedAtAdmission(pod: Pod, decorations: readonly PodDecoration[]
 
 /** The namespaces the pod webhook is never called for (DESIGN §10), whatever the installation. */
 const NEVER_DECORATED_NAMESPACES = new Set(["kube-system", "kube-public", "kube-node-lease"]);
+
+/** A pod whose containers have all terminated for good (a Job's): no rollout touches it, no budget counts it. */
+function isFinished(pod: Pod): boolean {
+  return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
+}
 
 function rolloutPod(pod: Pod): RolloutPod {
   return { name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isPodReady(pod), current: undefined };

@@ -1,9 +1,13 @@
-// desiredStatus: counts and per-CollaSet details from the pods, and the budget that keeps a
-// decoration over tens of thousands of CollaSet pods storable (etcd holds 1.5 MiB per object).
+// desiredStatus: counts and per-CollaSet details from the pods, the budget that keeps a
+// decoration over tens of thousands of CollaSet pods storable (etcd holds 1.5 MiB per object),
+// and what it derives once per cached pod object (statusFacts), which must never go stale.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { PodDecoration } from "../../../src/api/poddecoration.ts";
-import { desiredStatus, POD_DETAIL_BUDGET_BYTES, type StatusPod } from "../../../src/controller/poddecoration/status.ts";
+import { desiredStatus, POD_DETAIL_BUDGET_BYTES, statusFacts, type StatusPod } from "../../../src/controller/poddecoration/status.ts";
 import { formatRevisionsAnnotation, REVISIONS_ANNOTATION } from "../../../src/decoration/recording.ts";
+import type { Pod } from "../../../src/kube/objects.ts";
+import { FrozenCache } from "../frozen-cache.ts";
 
 const REVISION = "certs-6d9f7c8b4";
 const TEMPLATE_VALID = { type: "TemplateValid", status: "True", reason: "DryRunAccepted", message: "ok" } as const;
@@ -71,5 +75,110 @@ describe("status.details", () => {
     const status = statusOf(decoration({ disablePodDetail: true }), collaSetPods("web", 40_000));
     expect(status.details).toEqual([{ collaSet: "web", affectedReplicas: 40_000 }]);
     expect(status.conditions?.map((condition) => condition.type)).toEqual(["Ready", "TemplateValid"]);
+  });
+});
+
+/** Pod `name` as the cache would hold it: its readiness, phase, CollaSet owner and recorded revisions vary. */
+interface PodShape {
+  app: "web" | "api";
+  phase: "Running" | "Pending" | "Succeeded" | "Failed";
+  deleting: boolean;
+  ready: boolean;
+  collaSet: "web" | "api" | undefined;
+  /** The revisions annotation: entries, text that is not the annotation's JSON, or absent (escaped). */
+  recorded: { name: string; revision: string }[] | "garbage" | undefined;
+}
+
+function shapedPod(name: string, shape: PodShape): Pod {
+  const annotations = shape.recorded === undefined ? undefined : { [REVISIONS_ANNOTATION]: shape.recorded === "garbage" ? "[{" : formatRevisionsAnnotation(shape.recorded) };
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name,
+      namespace: "shop",
+      labels: { app: shape.app },
+      ...(annotations === undefined ? {} : { annotations }),
+      ...(shape.deleting ? { deletionTimestamp: "2026-11-24T00:00:00Z" } : {}),
+      ...(shape.collaSet === undefined ? {} : { ownerReferences: [{ apiVersion: "apps.kusionstack.io/v1alpha1", kind: "CollaSet", name: shape.collaSet, uid: shape.collaSet, controller: true }] }),
+    },
+    status: { phase: shape.phase, conditions: [{ type: "Initialized", status: "True" }, { type: "Ready", status: shape.ready ? "True" : "False" }] },
+  };
+}
+
+const podShape: fc.Arbitrary<PodShape> = fc.record({
+  app: fc.constantFrom("web", "api"),
+  phase: fc.constantFrom("Running", "Pending", "Succeeded", "Failed"),
+  deleting: fc.boolean(),
+  ready: fc.boolean(),
+  collaSet: fc.constantFrom("web", "api", undefined),
+  recorded: fc.oneof(
+    fc.array(fc.record({ name: fc.constantFrom("certs", "mesh"), revision: fc.constantFrom(REVISION, "certs-5b8c9d7f6", "mesh-7f6d5c4b3") }), { maxLength: 3 }),
+    fc.constant("garbage" as const),
+    fc.constant(undefined),
+  ),
+});
+
+describe("what status derives once per cached pod", () => {
+  it("is derived afresh when the pod changes: the cache holds a new object", () => {
+    const pods = new FrozenCache<Pod>();
+    const shape: PodShape = { app: "web", phase: "Running", deleting: false, ready: false, collaSet: "web", recorded: [{ name: "certs", revision: "certs-5b8c9d7f6" }] };
+    pods.upsert(shapedPod("web-0", shape));
+    const before = pods.get("shop", "web-0")!;
+    expect(statusFacts(before)).toEqual({ recorded: new Map([["certs", "certs-5b8c9d7f6"]]), ready: false, collaSet: "web" });
+    expect(statusOf(decoration(), pods.list())).toMatchObject({ injectedPods: 1, updatedPods: 0, updatedReadyPods: 0 });
+
+    pods.upsert(shapedPod("web-0", { ...shape, ready: true, collaSet: "api", recorded: [{ name: "certs", revision: REVISION }] }));
+    const after = pods.get("shop", "web-0")!;
+    expect(statusFacts(after)).toEqual({ recorded: new Map([["certs", REVISION]]), ready: true, collaSet: "api" });
+    expect(statusOf(decoration(), pods.list())).toMatchObject({ updatedPods: 1, updatedReadyPods: 1, details: [{ collaSet: "api", affectedReplicas: 1 }] });
+    // The old object's facts stay what they were: it was never mutated.
+    expect(statusFacts(before).ready).toBe(false);
+  });
+
+  it("counts what the pods say now, however the cached pods change", () => {
+    // Each decoration with what its selector selects, and the status its pods' shapes make.
+    const decorations: [PodDecoration, (shape: PodShape) => boolean][] = [
+      [decoration(), (shape) => shape.app === "web"],
+      [decoration({ selector: { matchExpressions: [{ key: "app", operator: "Exists" }] } }), () => true],
+      [{ ...decoration(), metadata: { name: "mesh", namespace: "shop", generation: 3 } }, (shape) => shape.app === "web"],
+    ];
+    const expected = (pd: PodDecoration, selects: (shape: PodShape) => boolean, shapes: ReadonlyMap<string, PodShape>) => {
+      const counts = { matchedPods: 0, injectedPods: 0, updatedPods: 0, updatedReadyPods: 0 };
+      const details = new Map<string, { name: string; revision?: string; escaped?: boolean }[]>();
+      for (const [name, shape] of shapes) {
+        if (!selects(shape) || shape.deleting || shape.phase === "Succeeded" || shape.phase === "Failed") continue;
+        counts.matchedPods++;
+        const revision = Array.isArray(shape.recorded) ? shape.recorded.findLast((entry) => entry.name === pd.metadata.name)?.revision : undefined;
+        if (revision !== undefined) counts.injectedPods++;
+        if (revision === REVISION) counts.updatedPods++;
+        if (revision === REVISION && shape.ready) counts.updatedReadyPods++;
+        if (shape.collaSet === undefined) continue;
+        details.set(shape.collaSet, [...(details.get(shape.collaSet) ?? []), { name, ...(revision === undefined ? {} : { revision }), ...(shape.recorded === undefined ? { escaped: true } : {}) }]);
+      }
+      return {
+        ...counts,
+        details: [...details.keys()].sort().map((collaSet) => ({ collaSet, affectedReplicas: details.get(collaSet)!.length, pods: details.get(collaSet)!.sort((a, b) => (a.name < b.name ? -1 : 1)) })),
+      };
+    };
+    const changes = fc.array(fc.tuple(fc.nat(11), podShape), { maxLength: 12 });
+    fc.assert(
+      fc.property(fc.array(podShape, { minLength: 1, maxLength: 12 }), fc.array(changes, { minLength: 1, maxLength: 4 }), (initial, rounds) => {
+        const pods = new FrozenCache<Pod>();
+        const shapes = new Map<string, PodShape>();
+        const place = (index: number, shape: PodShape) => {
+          const name = `pod-${String(index % initial.length).padStart(2, "0")}`;
+          shapes.set(name, shape);
+          pods.upsert(shapedPod(name, shape));
+        };
+        initial.forEach((shape, index) => place(index, shape));
+        // Round 0 derives every pod's facts; later rounds change some pods, the status must follow.
+        for (const round of [[], ...rounds]) {
+          for (const [index, shape] of round) place(index, shape);
+          for (const [pd, selects] of decorations) expect(statusOf(pd, pods.list())).toMatchObject(expected(pd, selects, shapes));
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -87,6 +87,16 @@ describe("planWorkload", () => {
     expect(kinds(result.steps)).toEqual(["in-place web-b"]);
   });
 
+  it("counts a pod on its way out against the budget until its replacement is available, and a finished pod not at all", () => {
+    const leaving = deploymentPod("web-old", [r1]);
+    const terminating: Pod = { ...leaving, metadata: { ...leaving.metadata, deletionTimestamp: "2026-11-02T00:00:00Z" } };
+    const done = deploymentPod("job-done", [r1]);
+    const finished: Pod = { ...done, status: { ...done.status, phase: "Succeeded", conditions: [{ type: "Ready", status: "False" }] } };
+    const pods = [terminating, finished, deploymentPod("web-a", [r1]), deploymentPod("web-b", [r1])];
+    expect(plan(pods, [podDecoration("logging")], [r1, r2], { logging: "logging-r2" }).steps).toEqual([]);
+    expect(kinds(plan(pods.slice(1), [podDecoration("logging")], [r1, r2], { logging: "logging-r2" }).steps)).toEqual(["in-place web-a"]);
+  });
+
   it("reports a change beyond images and metadata, and evicts only when the decoration asks", () => {
     const pods = ["web-a", "web-b"].map((name) => deploymentPod(name, [r1]));
     const withEnv = sidecar("logging-r2", "shipper:1", { env: [{ name: "LEVEL", value: "debug" }] });
