@@ -224,6 +224,23 @@ spec: { maxUnavailable: 0, selector: { matchLabels: { app: web } } }
     }
   }, 360_000);
 
+  test("explain says needs-recreation for every pod of a workload that only recreation can change, more pods than the status lists", async ({ namespace }) => {
+    const world = await deploymentWorld(namespace, 11);
+    try {
+      await apply(decorationYaml(namespace, [logger("1")], { env: { LOG_LEVEL: "debug" } }));
+      const revision = await nextRevision(namespace, world.revision);
+      const status = await decorationStatus(namespace, (decoration) => (workloadStatus(decoration, "Deployment", "web")?.outdatedPods === world.pods.length ? decoration : undefined), `${world.pods.length} outdated pods reported`);
+      expect(workloadStatus(status, "Deployment", "web")?.blockedPods).toBe(world.pods.length);
+      const reasons = await Promise.all(world.pods.map(async (pod) => {
+        const found = verdict(await explainPodJson(namespace, nameOf(pod)), "logging");
+        return `${nameOf(pod)}: ${found.state} ${found.targetRevision === revision ? "" : `(target ${String(found.targetRevision)})`}${found.reasons.map((reason) => reason.reason).join(",")}`;
+      }));
+      expect(reasons).toEqual(world.pods.map((pod) => `${nameOf(pod)}: outdated needs-recreation`));
+    } finally {
+      await stopWorld(world);
+    }
+  });
+
   test("with PodOpsLifecycle in the template, each pod leaves the Service's EndpointSlice before its sidecar restarts, returns after, and no request fails", async ({ namespace }) => {
     const replicas = 3;
     await ensureOperatorNamespace();
