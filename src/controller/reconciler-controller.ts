@@ -4,10 +4,26 @@
 import type { Logger } from "pino";
 import { namespacedKey, objectKey, type ControllerRevision, type KubeObject, type OwnerReference } from "../kube/objects.ts";
 import type { Clock } from "./runtime/clock.ts";
+import type { EventRecorder } from "./runtime/event-recorder.ts";
 import { Controller, type Reconcile } from "./runtime/controller.ts";
 import type { Informer } from "./runtime/informer.ts";
 import type { RuntimeMetrics } from "./runtime/metrics.ts";
 import { defaultControllerRateLimiter, MAX_RETRY_BACKOFF_MS } from "./runtime/rate-limiter.ts";
+
+/** What every controller is wired with besides its informers and clients. */
+export interface ControllerWiring {
+  events: EventRecorder;
+  clock: Clock;
+  logger: Logger;
+  metrics?: RuntimeMetrics | undefined;
+  workers?: number | undefined;
+}
+
+/** PodOpsLifecycle around pod updates (absent: off). */
+export interface LifecycleOptions {
+  drainDelayMs: number;
+  stuckAfterMs: number;
+}
 
 export interface ReconcilerControllerOptions<T extends KubeObject> {
   name: string;

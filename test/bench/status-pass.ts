@@ -9,10 +9,10 @@
 import { performance } from "node:perf_hooks";
 import type { Condition } from "../../src/api/kubernetes.ts";
 import type { PodDecorationStatus } from "../../src/api/poddecoration.ts";
-import { desiredStatus } from "../../src/controller/poddecoration/status.ts";
 import { podCacheProjection } from "../../src/controller/pod-cache.ts";
-import { indexPodsForDecorations, selectablePods } from "../../src/controller/poddecoration/pod-indexes.ts";
-import type { CachedDecoration } from "../../src/controller/poddecoration/reconciler.ts";
+import { indexPodsForDecorations } from "../../src/controller/poddecoration/pod-indexes.ts";
+import { decorationStatus, type CachedDecoration } from "../../src/controller/poddecoration/reconciler.ts";
+import { RolloutReports } from "../../src/controller/workload-rollout/reports.ts";
 import { Cache, type Lister } from "../../src/controller/runtime/cache.ts";
 import { deepFreeze } from "../../src/controller/runtime/deep-freeze.ts";
 import { Informer } from "../../src/controller/runtime/informer.ts";
@@ -51,16 +51,12 @@ function option(name: string, fallback: number): number {
 
 /** What the reconciler computes for one decoration's status (#writeStatus); the status when it differs from the stored one. */
 export function statusWork(pods: Lister<Pod>, decoration: CachedDecoration, updatedRevision: string | undefined, now: string): PodDecorationStatus | undefined {
-  const status = desiredStatus({
-    decoration,
-    pods: selectablePods(pods, decoration),
-    updatedRevision,
-    collisionCount: decoration.status?.collisionCount ?? 0,
-    templateValid: TEMPLATE_VALID,
-    now,
-  });
+  // With the rollout's reports, as serve runs it (none of these pods has a report: nothing is moving).
+  const status = decorationStatus(pods, decoration, updatedRevision, TEMPLATE_VALID, now, NO_REPORTS);
   return sameJson(status, decoration.status ?? {}) ? undefined : status;
 }
+
+const NO_REPORTS = new RolloutReports();
 
 export interface PassCost {
   cpuMs: number;

@@ -1,19 +1,15 @@
 // Wires the CollaSet reconciler to its informers: events only map to CollaSet keys (the
 // CollaSet, the owner of a pod or a template revision, the CollaSets a decoration or one of
 // its revisions affects), as in kubernetes/sample-controller.
-import type { Logger } from "pino";
 import { collaSetOwnerOf, podDecorationOwnerOf } from "../../api/owners.ts";
 import type { PodDecoration } from "../../api/poddecoration.ts";
 import type { DecorationSource } from "../../decoration/updated-revisions.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { ControllerRevision, KubeObject, Pod } from "../../kube/objects.ts";
-import type { Clock } from "../runtime/clock.ts";
 import type { Controller } from "../runtime/controller.ts";
-import { enqueueRevisionOwners, reconcilerController } from "../reconciler-controller.ts";
-import type { EventRecorder } from "../runtime/event-recorder.ts";
+import { enqueueRevisionOwners, reconcilerController, type ControllerWiring, type LifecycleOptions } from "../reconciler-controller.ts";
 import { Expectations } from "../runtime/expectations.ts";
 import type { Informer } from "../runtime/informer.ts";
-import type { RuntimeMetrics } from "../runtime/metrics.ts";
 import { Evictions } from "../eviction.ts";
 import { serverDryRun } from "../../kube/server-dry-run.ts";
 import { collaSetKeyOfPod, collaSetKeysForDecoration, collaSetKeysForForeignPod } from "./mappers.ts";
@@ -21,7 +17,7 @@ import { CollaSetReconciler, type CachedCollaSet } from "./reconciler.ts";
 
 type CachedDecoration = PodDecoration & KubeObject;
 
-export interface CollaSetControllerOptions {
+export interface CollaSetControllerOptions extends ControllerWiring {
   informers: {
     collaSets: Informer<CachedCollaSet>;
     /** CollaSet template revisions. */
@@ -32,13 +28,7 @@ export interface CollaSetControllerOptions {
   };
   decorationSource: DecorationSource;
   client: KubeClient<KubeObject, CachedCollaSet>;
-  events: EventRecorder;
-  clock: Clock;
-  logger: Logger;
-  metrics?: RuntimeMetrics;
-  workers?: number;
-  /** PodOpsLifecycle before updates (absent: off). */
-  lifecycle?: { drainDelayMs: number; stuckAfterMs: number };
+  lifecycle?: LifecycleOptions;
 }
 
 export function collaSetController(options: CollaSetControllerOptions): Controller {

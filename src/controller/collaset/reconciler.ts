@@ -20,6 +20,7 @@ import { RevisionHistory } from "../revision-history.ts";
 import { writeStatus } from "../status-write.ts";
 import { controllerUidIndex, type Lister } from "../runtime/cache.ts";
 import type { Clock } from "../runtime/clock.ts";
+import type { LifecycleOptions } from "../reconciler-controller.ts";
 import type { Result } from "../runtime/controller.ts";
 import type { EventRecorder } from "../runtime/event-recorder.ts";
 import type { Expectations } from "../runtime/expectations.ts";
@@ -57,7 +58,7 @@ export interface CollaSetReconcilerOptions {
   /** Recreations go through the Eviction API, with a per-pod backoff when a budget refuses. */
   evictions: Evictions;
   /** PodOpsLifecycle before each update (absent: off). */
-  lifecycle?: { drainDelayMs: number; stuckAfterMs: number };
+  lifecycle?: LifecycleOptions;
 }
 
 /** A write the API server refused for what it is (4xx other than conflicts): retrying will not help soon. */

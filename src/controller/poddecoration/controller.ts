@@ -1,32 +1,23 @@
 // Wires the PodDecoration reconciler to its informers: events only map to decoration keys
 // (the decoration itself, the owner of a revision, the decorations that select or are
 // recorded on a pod), as in kubernetes/sample-controller.
-import type { Logger } from "pino";
 import { podDecorationOwnerOf } from "../../api/owners.ts";
 import { podDecorationKeysForPod } from "./mappers.ts";
 import { PodDecorationReconciler, type CachedDecoration } from "./reconciler.ts";
 import { indexDecorationsBySelector, indexPodsForDecorations } from "./pod-indexes.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { ControllerRevision, Pod } from "../../kube/objects.ts";
-import { enqueueRevisionOwners, reconcilerController } from "../reconciler-controller.ts";
-import type { Clock } from "../runtime/clock.ts";
+import { enqueueRevisionOwners, reconcilerController, type ControllerWiring } from "../reconciler-controller.ts";
 import { serverDryRun } from "../../kube/server-dry-run.ts";
 import type { Controller } from "../runtime/controller.ts";
-import type { EventRecorder } from "../runtime/event-recorder.ts";
 import type { Informer } from "../runtime/informer.ts";
 import type { RolloutReports } from "../workload-rollout/reports.ts";
-import type { RuntimeMetrics } from "../runtime/metrics.ts";
 
-export interface PodDecorationControllerOptions {
+export interface PodDecorationControllerOptions extends ControllerWiring {
   informers: { decorations: Informer<CachedDecoration>; revisions: Informer<ControllerRevision>; pods: Informer<Pod> };
   client: KubeClient<CachedDecoration>;
   /** What the rollout to pods of other owners reports of each pod, for status.workloads. */
   rolloutReports?: RolloutReports;
-  events: EventRecorder;
-  clock: Clock;
-  logger: Logger;
-  metrics?: RuntimeMetrics;
-  workers?: number;
 }
 
 export function podDecorationController(options: PodDecorationControllerOptions): Controller {

@@ -24,8 +24,7 @@ import { isMatchedPod } from "../../decoration/rollout.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
 import { podsRecording, selectablePods } from "./pod-indexes.ts";
 import { desiredStatus } from "./status.ts";
-import { workloadStatuses } from "./workload-status.ts";
-import type { RolloutReports } from "../workload-rollout/reports.ts";
+import { WorkloadTally, type WorkloadReports } from "./workload-status.ts";
 import { workloadKeyOfPod } from "../workload-rollout/workloads.ts";
 import { addFinalizerOperation, hasFinalizer, removeFinalizerOperations } from "../finalizers.ts";
 import { writeStatus } from "../status-write.ts";
@@ -46,7 +45,7 @@ export interface PodDecorationReconcilerOptions {
   };
   dryRunCreate: DryRunCreate;
   /** The rollout to pods of other owners: what it reports of each pod (absent: not running). */
-  rolloutReports?: Pick<RolloutReports, "get">;
+  rolloutReports?: WorkloadReports;
   events: Pick<EventRecorder, "record">;
   clock: Clock;
   logger: Logger;
@@ -148,20 +147,8 @@ export class PodDecorationReconciler {
   }
 
   async #writeStatus(decoration: CachedDecoration, updatedRevision: string | undefined, templateValid: TemplateCondition): Promise<{ status: PodDecorationStatus; stale: boolean }> {
-    const selectable = selectablePods(this.#options.pods, decoration);
-    const status = desiredStatus({
-      decoration,
-      pods: selectable,
-      updatedRevision,
-      collisionCount: decoration.status?.collisionCount ?? 0,
-      templateValid,
-      now: new Date(this.#options.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
-    });
-    const reports = this.#options.rolloutReports;
-    if (reports !== undefined) {
-      const workloads = workloadStatuses(decoration, [...selectable, ...podsRecording(this.#options.pods, decoration)], updatedRevision, (workload, pod) => reports.get(workload, pod));
-      if (workloads.length > 0) status.workloads = workloads;
-    }
+    const now = new Date(this.#options.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const status = decorationStatus(this.#options.pods, decoration, updatedRevision, templateValid, now, this.#options.rolloutReports);
     return { status, stale: (await writeStatus(this.#options.client.podDecorations, decoration, status)) === "stale" };
   }
 
@@ -179,4 +166,30 @@ export class PodDecorationReconciler {
 function byName(a: Pod, b: Pod): number {
   const [x, y] = [a.metadata?.name ?? "", b.metadata?.name ?? ""];
   return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * The status a decoration should have, from the caches: its pods through the indexes, the
+ * counts and details (status.ts), and — when the rollout to pods of other owners runs — its
+ * per-workload standing (workload-status.ts). What the reconciler writes, and what the
+ * benchmarks time.
+ */
+export function decorationStatus(
+  pods: Lister<Pod>,
+  decoration: CachedDecoration,
+  updatedRevision: string | undefined,
+  templateValid: TemplateCondition,
+  now: string,
+  reports?: WorkloadReports,
+): PodDecorationStatus {
+  const { namespace = "", name = "" } = decoration.metadata;
+  return desiredStatus({
+    decoration,
+    pods: selectablePods(pods, decoration),
+    updatedRevision,
+    collisionCount: decoration.status?.collisionCount ?? 0,
+    templateValid,
+    now,
+    workloads: reports === undefined ? undefined : new WorkloadTally(namespace, name, reports),
+  });
 }

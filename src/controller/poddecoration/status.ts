@@ -6,6 +6,8 @@ import { recordedRevisions } from "../../decoration/recording.ts";
 import { isMatchedPod, isPodReady, type PodLike } from "../../decoration/rollout.ts";
 import { withTransition } from "../conditions.ts";
 import { collaSetOwnerOf } from "../../api/owners.ts";
+import { workloadKeyOfPod } from "../workload-rollout/workloads.ts";
+import type { WorkloadTally } from "./workload-status.ts";
 
 export interface StatusPod extends PodLike {
   metadata?: PodLike["metadata"] & {
@@ -37,6 +39,8 @@ export interface StatusInput {
   /** The TemplateValid condition as last determined (without times). */
   templateValid: Omit<Condition, "lastTransitionTime" | "observedGeneration">;
   now: string;
+  /** Tallies status.workloads when the rollout to pods of other owners runs. */
+  workloads?: WorkloadTally | undefined;
 }
 
 /** What status reads of a matched pod besides its name: the same for every decoration. */
@@ -46,6 +50,8 @@ export interface StatusFacts {
   ready: boolean;
   /** The controlling CollaSet's name. */
   collaSet: string | undefined;
+  /** For a pod of another owner, its workload's key (the rollout to pods of other owners). */
+  workload: string | undefined;
 }
 
 // At 100,000 pods a decoration change re-reads tens of thousands of pods: reading their
@@ -56,7 +62,8 @@ const factsByPod = new WeakMap<StatusPod, StatusFacts>();
 export function statusFacts(pod: StatusPod): StatusFacts {
   let facts = factsByPod.get(pod);
   if (facts === undefined) {
-    facts = { recorded: recordedRevisions(pod), ready: isPodReady(pod), collaSet: collaSetOwnerOf(pod)?.name };
+    const collaSet = collaSetOwnerOf(pod)?.name;
+    facts = { recorded: recordedRevisions(pod), ready: isPodReady(pod), collaSet, workload: collaSet === undefined ? workloadKeyOfPod(pod) : undefined };
     factsByPod.set(pod, facts);
   }
   return facts;
@@ -77,7 +84,7 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
   for (const pod of input.pods) {
     if (!isMatchedPod(decoration, pod)) continue;
     matched++;
-    const { recorded, ready, collaSet } = statusFacts(pod);
+    const { recorded, ready, collaSet, workload } = statusFacts(pod);
     const revision = recorded?.get(name);
     if (revision !== undefined) injected++;
     const isUpdated = revision !== undefined && revision === updatedRevision;
@@ -85,6 +92,7 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
       updated++;
       if (ready) updatedReady++;
     }
+    if (workload !== undefined) input.workloads?.matched(workload, pod.metadata?.name ?? "", isUpdated);
     if (collaSet !== undefined) {
       let detail = details.get(collaSet);
       if (detail === undefined) details.set(collaSet, (detail = { affectedReplicas: 0, pods: [] }));
@@ -114,6 +122,8 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
   const podDetail: Omit<Condition, "lastTransitionTime">[] = listPods && !withinBudget
     ? [{ type: "PodDetail", status: "False", reason: "TooManyPods", message: `the ${detailPods} CollaSet pods' entries would exceed the ${POD_DETAIL_BUDGET_BYTES / 1024} KiB status.details may take; per-pod entries are left out (set spec.disablePodDetail to say so yourself)` }]
     : [];
+  const workloadStatuses = input.workloads?.statuses() ?? [];
+  const workloads = workloadStatuses.length === 0 ? {} : { workloads: workloadStatuses };
   const generation = decoration.metadata.generation;
   const conditions = [ready, templateValid, ...podDetail].map((condition) => withTransition(condition, decoration.status?.conditions, input.now, generation));
   return {
@@ -133,6 +143,7 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
         affectedReplicas: detail.affectedReplicas,
         ...(!listPods || !withinBudget ? {} : { pods: detail.pods.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) }),
       })),
+    ...workloads,
     conditions,
   };
 }

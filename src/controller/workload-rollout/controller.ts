@@ -1,7 +1,6 @@
 // Wires the rollout to pods of other owners to its informers: keys are workloads (workloads.ts).
 // A pod's change enqueues its workload; a decoration's change, or one of its revisions', the
 // workloads of the pods it may select or that record it.
-import type { Logger } from "pino";
 import { podDecorationOwnerOf } from "../../api/owners.ts";
 import type { PodDecoration } from "../../api/poddecoration.ts";
 import type { DecorationSource } from "../../decoration/updated-revisions.ts";
@@ -9,31 +8,24 @@ import type { KubeClient } from "../../kube/client.ts";
 import type { ControllerRevision, KubeObject, Pod } from "../../kube/objects.ts";
 import { Evictions } from "../eviction.ts";
 import { indexPodsForDecorations, podsRecording, selectablePods } from "../poddecoration/pod-indexes.ts";
-import type { Clock } from "../runtime/clock.ts";
 import { Controller } from "../runtime/controller.ts";
-import type { EventRecorder } from "../runtime/event-recorder.ts";
 import { Expectations } from "../runtime/expectations.ts";
 import type { Informer } from "../runtime/informer.ts";
-import type { RuntimeMetrics } from "../runtime/metrics.ts";
 import { defaultControllerRateLimiter, MAX_RETRY_BACKOFF_MS } from "../runtime/rate-limiter.ts";
 import { WorkloadRolloutReconciler } from "./reconciler.ts";
 import type { RolloutReports } from "./reports.ts";
 import { indexPodsByWorkload, workloadKeyOfPod } from "./workloads.ts";
+import type { ControllerWiring, LifecycleOptions } from "../reconciler-controller.ts";
 
 type CachedDecoration = PodDecoration & KubeObject;
 
-export interface WorkloadRolloutControllerOptions {
+export interface WorkloadRolloutControllerOptions extends ControllerWiring {
   informers: { pods: Informer<Pod>; decorations: Informer<CachedDecoration>; decorationRevisions: Informer<ControllerRevision> };
   decorationSource: DecorationSource;
   client: KubeClient;
   reports: RolloutReports;
   reportsChanged: (namespace: string, decorations: ReadonlySet<string>) => void;
-  events: EventRecorder;
-  clock: Clock;
-  logger: Logger;
-  metrics?: RuntimeMetrics;
-  workers?: number;
-  lifecycle?: { drainDelayMs: number; stuckAfterMs: number };
+  lifecycle?: LifecycleOptions;
 }
 
 export function workloadRolloutController(options: WorkloadRolloutControllerOptions): Controller {

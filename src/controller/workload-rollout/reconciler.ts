@@ -16,6 +16,7 @@ import { selectablePods } from "../poddecoration/pod-indexes.ts";
 import { isTerminating } from "../pod-availability.ts";
 import type { Lister } from "../runtime/cache.ts";
 import type { Clock } from "../runtime/clock.ts";
+import type { LifecycleOptions } from "../reconciler-controller.ts";
 import type { Result } from "../runtime/controller.ts";
 import type { EventRecorder } from "../runtime/event-recorder.ts";
 import type { Expectations } from "../runtime/expectations.ts";
@@ -41,7 +42,7 @@ export interface WorkloadRolloutReconcilerOptions {
   clock: Clock;
   logger: Logger;
   /** PodOpsLifecycle for the pods that carry its readiness gate (absent: off). */
-  lifecycle?: { drainDelayMs: number; stuckAfterMs: number } | undefined;
+  lifecycle?: LifecycleOptions | undefined;
   /** Writes in flight at once for one workload (default 16). */
   burst?: number;
 }

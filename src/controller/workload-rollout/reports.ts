@@ -3,6 +3,9 @@
 // move now when something other than its turn holds it. Written by the rollout controller,
 // read by the PodDecoration controller; both run in the leader.
 import type { BLOCKED_REASONS } from "../../api/poddecoration.ts";
+import { parseWorkloadKey } from "./workloads.ts";
+
+const EMPTY: ReadonlyMap<string, ReadonlySet<string>> = new Map();
 
 export type BlockedReason = (typeof BLOCKED_REASONS)[number];
 
@@ -15,6 +18,8 @@ export interface PodRolloutReport {
 export class RolloutReports {
   /** workload key → pod name → report */
   readonly #byWorkload = new Map<string, Map<string, PodRolloutReport>>();
+  /** `namespace/decoration` → workload key → names of its pods the decoration should move */
+  readonly #moving = new Map<string, Map<string, Set<string>>>();
 
   /** Replaces a workload's reports; returns the decorations whose reports changed. */
   set(workloadKey: string, reports: ReadonlyMap<string, PodRolloutReport>): Set<string> {
@@ -27,7 +32,22 @@ export class RolloutReports {
     }
     if (reports.size === 0) this.#byWorkload.delete(workloadKey);
     else this.#byWorkload.set(workloadKey, new Map(reports));
+    const namespace = parseWorkloadKey(workloadKey).namespace;
+    for (const name of changed) {
+      const key = `${namespace}/${name}`;
+      const byWorkload = this.#moving.get(key) ?? new Map<string, Set<string>>();
+      const pods = new Set([...reports].filter(([, report]) => report.moving.includes(name)).map(([pod]) => pod));
+      if (pods.size === 0) byWorkload.delete(workloadKey);
+      else byWorkload.set(workloadKey, pods);
+      if (byWorkload.size === 0) this.#moving.delete(key);
+      else this.#moving.set(key, byWorkload);
+    }
     return changed;
+  }
+
+  /** The pods a decoration should move, by workload key (for status: those its selector no longer matches too). */
+  moving(namespace: string, decoration: string): ReadonlyMap<string, ReadonlySet<string>> {
+    return this.#moving.get(`${namespace}/${decoration}`) ?? EMPTY;
   }
 
   get(workloadKey: string, pod: string): PodRolloutReport | undefined {

@@ -15,7 +15,7 @@ export function parseWorkloadKey(key: string): { namespace: string; workload: Wo
 }
 
 /** The workload key of a pod the rollout to other owners takes care of; undefined for CollaSet pods. */
-export function workloadKeyOfPod(pod: Pod): string | undefined {
+export function workloadKeyOfPod(pod: Parameters<typeof workloadOf>[0] & { metadata?: { namespace?: string | undefined } | undefined }): string | undefined {
   if (collaSetOwnerOf(pod) !== undefined) return undefined;
   return workloadKey(pod.metadata?.namespace ?? "", workloadOf(pod));
 }

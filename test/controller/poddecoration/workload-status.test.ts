@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { BLOCKED_PODS_LISTED, workloadStatuses } from "../../../src/controller/poddecoration/workload-status.ts";
-import type { PodRolloutReport } from "../../../src/controller/workload-rollout/reports.ts";
-import { workloadKeyOfPod } from "../../../src/controller/workload-rollout/workloads.ts";
+import type { PodDecoration } from "../../../src/api/poddecoration.ts";
+import { desiredStatus } from "../../../src/controller/poddecoration/status.ts";
+import { BLOCKED_PODS_LISTED, WorkloadTally } from "../../../src/controller/poddecoration/workload-status.ts";
+import { RolloutReports } from "../../../src/controller/workload-rollout/reports.ts";
 import { formatRevisionsAnnotation, REVISIONS_ANNOTATION } from "../../../src/decoration/recording.ts";
 import type { Pod } from "../../../src/kube/objects.ts";
 import { podDecoration } from "../collaset/fixtures.ts";
@@ -19,7 +20,20 @@ function pod(name: string, owner: { kind: string; name: string } | undefined, re
   };
 }
 
-describe("workloadStatuses", () => {
+function workloads(decoration: PodDecoration, pods: Pod[], reports: RolloutReports) {
+  const status = desiredStatus({
+    decoration,
+    pods,
+    updatedRevision: "logging-r2",
+    collisionCount: 0,
+    templateValid: { type: "TemplateValid", status: "True", reason: "DryRunAccepted", message: "" },
+    now: "2026-11-24T00:00:00Z",
+    workloads: new WorkloadTally("shop", decoration.metadata.name ?? "", reports),
+  });
+  return status.workloads;
+}
+
+describe("status.workloads", () => {
   it("counts matched, updated, outdated and blocked pods per workload, leaving CollaSet pods to details", () => {
     const deployment = { kind: "ReplicaSet", name: "web-5d8f" };
     const pods = [
@@ -31,26 +45,34 @@ describe("workloadStatuses", () => {
       // Records the decoration but no longer matches: outdated (it should drop it), not matched.
       pod("api-0", { kind: "StatefulSet", name: "api" }, "logging-r1", { app: "api" }),
     ];
-    const reports = new Map<string, PodRolloutReport>([
+    const reports = new RolloutReports();
+    reports.set("shop/Deployment/web", new Map([
       ["web-b", { moving: ["logging"] }],
-      ["web-c", { moving: ["logging", "tracing"], blocked: { reason: "NeedsRecreation", message: "pod web-c: needs recreation" } }],
-      ["api-0", { moving: ["logging"] }],
-    ]);
-    const statuses = workloadStatuses(podDecoration("logging"), pods, "logging-r2", (key, name) => {
-      const owner = pods.find((candidate) => candidate.metadata?.name === name);
-      return owner !== undefined && workloadKeyOfPod(owner) === key ? reports.get(name) : undefined;
-    });
-    expect(statuses).toEqual([
+      ["web-c", { moving: ["logging", "tracing"], blocked: { reason: "NeedsRecreation" as const, message: "pod web-c: needs recreation" } }],
+    ]));
+    reports.set("shop/StatefulSet/api", new Map([["api-0", { moving: ["logging"] }]]));
+    expect(workloads(podDecoration("logging"), pods, reports)).toEqual([
       { kind: "Deployment", name: "web", matchedPods: 3, updatedPods: 1, outdatedPods: 2, blockedPods: 1, blocked: [{ pod: "web-c", reason: "NeedsRecreation", message: "pod web-c: needs recreation" }] },
       { kind: "Pod", name: "", matchedPods: 1, updatedPods: 0, outdatedPods: 0, blockedPods: 0 },
       { kind: "StatefulSet", name: "api", matchedPods: 0, updatedPods: 0, outdatedPods: 1, blockedPods: 0 },
     ]);
+    // Reports that change are read afresh; a pod no longer moving is no longer outdated.
+    reports.set("shop/StatefulSet/api", new Map());
+    expect(workloads(podDecoration("logging"), pods, reports)?.map((status) => status.kind)).toEqual(["Deployment", "Pod"]);
   });
 
   it("lists the first blocked pods by name and counts them all", () => {
     const pods = Array.from({ length: BLOCKED_PODS_LISTED + 5 }, (_, index) => pod(`web-${String(index).padStart(2, "0")}`, undefined, "logging-r1"));
-    const [status] = workloadStatuses(podDecoration("logging"), [...pods].reverse(), "logging-r2", () => ({ moving: ["logging"], blocked: { reason: "EvictionRefused", message: "refused" } }));
+    const reports = new RolloutReports();
+    reports.set("shop/Pod/", new Map(pods.map((entry) => [entry.metadata?.name ?? "", { moving: ["logging"], blocked: { reason: "EvictionRefused" as const, message: "refused" } }])));
+    const [status] = workloads(podDecoration("logging"), [...pods].reverse(), reports) ?? [];
     expect(status?.blockedPods).toBe(BLOCKED_PODS_LISTED + 5);
     expect(status?.blocked?.map((entry) => entry.pod)).toEqual(pods.slice(0, BLOCKED_PODS_LISTED).map((entry) => entry.metadata?.name));
+  });
+
+  it("is left out when the rollout to pods of other owners does not run, or nothing of it applies", () => {
+    const cls = [pod("cls-0", { kind: "CollaSet", name: "web" }, "logging-r2")];
+    expect(workloads(podDecoration("logging"), cls, new RolloutReports())).toBeUndefined();
+    expect(desiredStatus({ decoration: podDecoration("logging"), pods: [pod("bare", undefined, "logging-r2")], updatedRevision: "logging-r2", collisionCount: 0, templateValid: { type: "TemplateValid", status: "True", reason: "DryRunAccepted", message: "" }, now: "2026-11-24T00:00:00Z" }).workloads).toBeUndefined();
   });
 });
