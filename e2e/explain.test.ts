@@ -9,42 +9,20 @@ import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, inject } from "vitest";
 import { parse } from "yaml";
-import type { DecorationReport, DecorationVerdict, PodReport } from "../src/cli/live-explanation.ts";
-import { main as cli, processIO } from "../src/cli/main.ts";
+import type { DecorationReport, PodReport } from "../src/cli/live-explanation.ts";
 import { clients, eventually, kubectl, test } from "./support/cluster.ts";
+import { explain, explainPodJson, verdict, type CliRun } from "./support/explain-cli.ts";
 import { startOperator, type Operator } from "./support/operator.ts";
 
 const main = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
 const group = { group: "apps.kusionstack.io", version: "v1alpha1", plural: "poddecorations" };
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(file: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+function run(file: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<CliRun> {
   return new Promise((done) => {
     execFile(file, args, { env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       done({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr });
     });
   });
-}
-
-/** The CLI in-process (as main.ts runs it from the shell, with its IO injected): no Node start per call. */
-async function explain(args: readonly string[]): Promise<Run> {
-  let stdout = "";
-  let stderr = "";
-  const io = { ...processIO, stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stderr += text) };
-  const code = await cli(["explain", ...args, `--kubeconfig=${inject("kubeconfig")}`], io);
-  return { code, stdout, stderr };
-}
-
-async function explainPodJson(namespace: string, pod: string): Promise<PodReport> {
-  const result = await explain(["pod", pod, "-n", namespace, "-o", "json"]);
-  expect(result.stderr).toBe("");
-  expect(result.code).toBe(0);
-  return JSON.parse(result.stdout) as PodReport;
 }
 
 /** The report once the rollout's status has caught up with what `ready` looks for. */
@@ -56,12 +34,6 @@ function explainPodUntil(namespace: string, pod: string, ready: (report: PodRepo
 }
 
 const reasonsOf = (report: PodReport, name: string) => report.decorations.find((candidate) => candidate.name === name)?.reasons.map((reason) => reason.reason) ?? [];
-
-function verdict(report: PodReport, name: string): DecorationVerdict {
-  const found = report.decorations.find((candidate) => candidate.name === name);
-  expect(found, `a verdict for ${name}`).toBeDefined();
-  return found!;
-}
 
 /** kubectl apply; admission warnings (the iscsi volume's) are expected on stderr. */
 async function apply(yaml: string): Promise<void> {

@@ -1,6 +1,6 @@
 // Starts and stops a real Kubernetes control plane on loopback: etcd, a secure
 // kube-apiserver and a kube-controller-manager running only the garbage-collector
-// and namespace controllers, all from the one binary e2e/controlplane builds.
+// and namespace controllers (and those a caller adds), all from the one binary e2e/controlplane builds.
 // With `forNode`, it is set up to serve a real node (e2e/node): see StartOptions.
 import { execFileSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
@@ -58,6 +58,11 @@ export interface StartOptions {
    * budgets, endpoints, node lifecycle) and kube-scheduler.
    */
   forNode?: boolean;
+  /**
+   * More kube-controller-manager controllers, e.g. `deployment-controller` and
+   * `replicaset-controller` so that Deployments make pods for the node simulator.
+   */
+  controllers?: readonly string[];
 }
 
 /** The controllers of kube-controller-manager; `forNode` adds those that need pods to run. */
@@ -158,7 +163,7 @@ export async function startControlPlane(dirArgument: string, options: StartOptio
 
     state.pids["kube-controller-manager"] = launch(binary, ["kube-controller-manager",
       `--kubeconfig=${kubeconfig}`,
-      `--controllers=${[...CONTROLLERS, ...(forNode ? NODE_CONTROLLERS : [])].join(",")}`,
+      `--controllers=${[...new Set([...CONTROLLERS, ...(forNode ? NODE_CONTROLLERS : []), ...(options.controllers ?? [])])].join(",")}`,
       ...(forNode ? [`--root-ca-file=${pki.caCert}`] : []),
       "--leader-elect=false",
       "--secure-port=0",

@@ -55,20 +55,20 @@ describe("native sidecars from a decoration, on the real node", () => {
       const check = before.status!.initContainerStatuses!.find((status) => status.name === "check-proxy")!;
       expect(check.state?.terminated?.exitCode).toBe(0);
       expect(check.restartCount).toBe(0);
-      const proxy = containerView(before as never, "proxy")!;
+      const proxy = containerView(before, "proxy")!;
       expect(proxy.running).toBe(true);
 
       await apply(decorationYaml(namespace, "2"));
       const name = before.metadata!.name!;
       const after = await watch.waitFor(() => {
         const pod = watch.get(name);
-        const view = pod === undefined ? undefined : containerView(pod as never, "proxy");
+        const view = pod === undefined ? undefined : containerView(pod, "proxy");
         return view?.image === testImage("proxy", "2") && view.running && ready(pod) ? pod : undefined;
       }, 180_000, "the sidecar restarted with proxy:2 and the pod Ready");
       expect(after.metadata!.uid).toBe(before.metadata!.uid);
-      expect(containerView(after as never, "proxy")!.containerID).not.toBe(proxy.containerID);
-      expect(containerView(after as never, "app")).toEqual(containerView(before as never, "app"));
-      expect(containerView(after as never, "check-proxy")).toEqual(containerView(before as never, "check-proxy"));
+      expect(containerView(after, "proxy")!.containerID).not.toBe(proxy.containerID);
+      expect(containerView(after, "app")).toEqual(containerView(before, "app"));
+      expect(containerView(after, "check-proxy")).toEqual(containerView(before, "check-proxy"));
     } finally {
       await watch.stop();
       expect(await operator.stop()).toBe(0);

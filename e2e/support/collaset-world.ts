@@ -57,18 +57,34 @@ spec:
 `;
 }
 
+export interface DecorationRollout {
+  partition?: number;
+  /** Only the pod of this instance id moves (a rollingUpdate selector). */
+  canary?: string;
+  /** Pods of one workload unavailable at once because of the update (integer or "N%"). */
+  maxUnavailable?: number | string;
+  /** What happens to a pod that is not a CollaSet's when the change needs recreation. */
+  recreatePolicy?: "Never" | "Evict";
+  /** Environment of every sidecar. */
+  env?: Readonly<Record<string, string>>;
+}
+
 /**
  * The `logging` decoration with sidecars as `name=image`, in the order it lists them; rolled out
  * by partition (0 by default) or, with `canary`, to the pod of that instance id only.
  */
-export function decorationYaml(namespace: string, sidecars: readonly string[], rollout: { partition?: number; canary?: string } = {}): string {
+export function decorationYaml(namespace: string, sidecars: readonly string[], rollout: DecorationRollout = {}): string {
+  const env = Object.entries(rollout.env ?? {});
+  const envLines = env.length === 0 ? "" : `        env:\n${env.map(([name, value]) => `          - { name: ${name}, value: "${value}" }\n`).join("")}`;
   const containers = sidecars.map((sidecar) => {
     const [name, image] = sidecar.split("=");
-    return `      - name: ${name}\n        image: ${image}\n`;
+    return `      - name: ${name}\n        image: ${image}\n${envLines}`;
   });
-  const rollingUpdate = rollout.canary !== undefined
+  const rollingUpdate = (rollout.canary !== undefined
     ? `      selector:\n        matchLabels:\n          ${INSTANCE_ID}: "${rollout.canary}"\n`
-    : `      partition: ${rollout.partition ?? 0}\n`;
+    : `      partition: ${rollout.partition ?? 0}\n`) +
+    (rollout.maxUnavailable === undefined ? "" : `      maxUnavailable: ${JSON.stringify(rollout.maxUnavailable)}\n`);
+  const recreatePolicy = rollout.recreatePolicy === undefined ? "" : `    recreatePolicy: ${rollout.recreatePolicy}\n`;
   return `
 apiVersion: apps.kusionstack.io/v1alpha1
 kind: PodDecoration
@@ -80,7 +96,7 @@ spec:
     matchLabels:
       app: web
   updateStrategy:
-    rollingUpdate:
+${recreatePolicy}    rollingUpdate:
 ${rollingUpdate}  template:
     containers:
 ${containers.join("")}`;
@@ -143,7 +159,7 @@ interface CollaSetObject {
   };
 }
 
-interface DecorationObject {
+export interface DecorationObject {
   metadata: { generation: number };
   status?: {
     observedGeneration?: number;
@@ -154,16 +170,31 @@ interface DecorationObject {
     updatedPods?: number;
     updatedReadyPods?: number;
     details?: { collaSet?: string; affectedReplicas?: number; pods?: { name: string; revision?: string; escaped?: boolean }[] }[];
-    conditions?: { type: string; status: string; reason?: string }[];
+    /** Per workload not owned by a CollaSet (kind `Pod`, name "" for pods without a controller). */
+    workloads?: WorkloadStatus[];
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
   };
+}
+
+export interface WorkloadStatus {
+  kind: string;
+  name: string;
+  matchedPods?: number;
+  updatedPods?: number;
+  outdatedPods?: number;
+  blockedPods?: number;
+  /** Why pods do not move (the contract's single reason). */
+  reason?: string;
+  /** Why pods do not move, per blocked pod (the first few). */
+  blocked?: { pod: string; reason: string; message: string }[];
 }
 
 export async function readCollaSet(namespace: string): Promise<CollaSetObject> {
   return (await clients().custom.getNamespacedCustomObject({ ...kusion, plural: "collasets", namespace, name: "web" })) as CollaSetObject;
 }
 
-export async function readDecoration(namespace: string): Promise<DecorationObject> {
-  return (await clients().custom.getNamespacedCustomObject({ ...kusion, plural: "poddecorations", namespace, name: "logging" })) as DecorationObject;
+export async function readDecoration(namespace: string, name = "logging"): Promise<DecorationObject> {
+  return (await clients().custom.getNamespacedCustomObject({ ...kusion, plural: "poddecorations", namespace, name })) as DecorationObject;
 }
 
 export interface ExpectedEnd {

@@ -1,6 +1,7 @@
 // Reading pods as a real kubelet reports them: the status of each container (regular or init),
 // and waiting until a pod's containers reach a state.
-import type { V1ContainerStatus, V1Pod } from "@kubernetes/client-node";
+import type { V1Pod } from "@kubernetes/client-node";
+import type { Pod } from "../../src/kube/objects.ts";
 import { clients, eventually } from "./cluster.ts";
 
 export interface ContainerView {
@@ -13,8 +14,8 @@ export interface ContainerView {
 }
 
 /** The kubelet's report of container `name` (regular or init), or undefined before it has one. */
-export function containerView(pod: V1Pod, name: string): ContainerView | undefined {
-  const status: V1ContainerStatus | undefined = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])].find((entry) => entry.name === name);
+export function containerView(pod: V1Pod | Pod, name: string): ContainerView | undefined {
+  const status = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])].find((entry) => entry.name === name);
   if (status === undefined) return undefined;
   return {
     image: status.image,

@@ -56,11 +56,11 @@ describe("evaluate", () => {
     expect(verdicts(section(98, 1000, 4.9))[1]).toBe("met (machine busy: load average 4.9 on 2 CPUs, latency includes waiting for a core)");
   });
 
-  it("covers exactly the seven DESIGN §9 keys of issue 8, the flood of DESIGN §10 (issue 13), and the p99 ratio and 100k-pod scale of issue 15", () => {
+  it("covers exactly the seven DESIGN §9 keys of issue 8, the flood of DESIGN §10 (issue 13), the p99 ratio and 100k-pod scale of issue 15, and the Deployment rollout of issue 17", () => {
     expect(metrics.map((metric) => metric.path)).toEqual([
       "engine.renderMicros", "webhook.throughputRatio", "webhook.p99Ms", "webhook.p99Ratio", "webhook.rps",
       "flood.healthzP99Ms", "flood.peakRssMiB", "flood.crashes",
-      "controller.statusPassMs", "controller.cacheMiB", "scale.cacheMiB", "scale.widestDecorationMs", "scale.fullPassMs", "rollout.ratio",
+      "controller.statusPassMs", "controller.cacheMiB", "scale.cacheMiB", "scale.widestDecorationMs", "scale.fullPassMs", "rollout.ratio", "rollout.deploymentRatio",
     ]);
   });
 });

@@ -23,5 +23,5 @@ export const sections: readonly BenchSection[] = [
   { key: "controller", title: "controller: informer cache memory", script: "informer-memory.ts" },
   { key: "scale", title: "controller at 100,000 pods and 1,000 decorations: cache heap, status CPU", script: "scale.ts" },
   // Starts its own control plane (built on first use), serve and the node simulator.
-  { key: "rollout", title: "rollout: 100 CollaSet pods in place vs 100 bare pod patches", script: "rollout.ts" },
+  { key: "rollout", title: "rollout: 100 CollaSet pods in place vs 100 bare pod patches, and a Deployment's 100 pods", script: "rollout.ts" },
 ];

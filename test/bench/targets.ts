@@ -18,6 +18,12 @@ function busyMachine(section: Record<string, unknown>): string | undefined {
   return load > cpus ? `machine busy: load average ${load.toFixed(1)} on ${cpus} CPUs, latency includes waiting for a core` : undefined;
 }
 
+function busyAtRolloutEnd(section: Record<string, unknown>): string | undefined {
+  const load = Number(detail(section, ["loadAverage1m", "atEnd"]));
+  const cpus = Number(detail(section, ["cpus"]));
+  return load > cpus ? `machine busy: load average ${load.toFixed(1)} on ${cpus} CPUs` : undefined;
+}
+
 /** A fixed-rate figure means little when the rate was not reached, or the machine was busy. */
 function fixedRateCaveat(section: Record<string, unknown>): string | undefined {
   const achieved = Number(detail(section, ["decorate", "fixedRate", "rps"]));
@@ -126,10 +132,14 @@ export const metrics: readonly Metric[] = [
     format: (value, section) =>
       `${fixed(value, 2)}× (CollaSet ${String(detail(section, ["collaSetSeconds"]))} s, bare ${String(detail(section, ["bareSeconds"]))} s; ` +
       `simulated kubelet restarts a container ${String(detail(section, ["restartDelayMs"]))} ms after an image change)`,
-    caveat: (section) => {
-      const load = Number(detail(section, ["loadAverage1m", "atEnd"]));
-      const cpus = Number(detail(section, ["cpus"]));
-      return load > cpus ? `machine busy: load average ${load.toFixed(1)} on ${cpus} CPUs` : undefined;
-    },
+    caveat: busyAtRolloutEnd,
+  },
+  {
+    path: "rollout.deploymentRatio",
+    measures: "rollout on the real control plane (issue 17): wall time of a Deployment's 100 pods to a new sidecar image in place by the PodDecoration controller (partition 0, the decoration's maxUnavailable 10) ÷ the CollaSet's 100 pods above; same run, same simulated kubelet, summed over the rounds",
+    format: (value, section) =>
+      `${fixed(value, 2)}× (Deployment ${String(detail(section, ["deploymentSeconds"]))} s, CollaSet ${String(detail(section, ["collaSetSeconds"]))} s; ` +
+      `the CollaSet's pods wait PodOpsLifecycle's drain delay (${detail(section, ["drainDelayMs"]) === undefined ? "serve's default, 5 s" : `${String(detail(section, ["drainDelayMs"]))} ms`}) at each update, the Deployment's do not opt in)`,
+    caveat: busyAtRolloutEnd,
   },
 ];
