@@ -25,6 +25,7 @@ export class WorkloadTally {
   readonly #workloads = new Map<string, WorkloadStatus>();
   /** Moving pods counted as matched (`workloadKey\0pod`), so the unmatched ones are counted once more. */
   readonly #counted = new Set<string>();
+  #last: { key: string; status: WorkloadStatus } | undefined;
 
   constructor(namespace: string, decoration: string, reports: WorkloadReports) {
     this.#reports = reports;
@@ -36,7 +37,7 @@ export class WorkloadTally {
     const status = this.#entry(workloadKey);
     status.matchedPods++;
     if (updated) status.updatedPods++;
-    if (this.#moving.get(workloadKey)?.has(pod) !== true) return;
+    if (this.#moving.size === 0 || this.#moving.get(workloadKey)?.has(pod) !== true) return;
     this.#counted.add(`${workloadKey}\0${pod}`);
     this.#outdated(status, workloadKey, pod);
   }
@@ -60,11 +61,14 @@ export class WorkloadTally {
   }
 
   #entry(workloadKey: string): WorkloadStatus {
+    // A workload's pods mostly come one after another (the label index files them so).
+    if (this.#last?.key === workloadKey) return this.#last.status;
     let status = this.#workloads.get(workloadKey);
     if (status === undefined) {
       const { workload } = parseWorkloadKey(workloadKey);
       this.#workloads.set(workloadKey, (status = { ...workload, matchedPods: 0, updatedPods: 0, outdatedPods: 0, blockedPods: 0 }));
     }
+    this.#last = { key: workloadKey, status };
     return status;
   }
 }
