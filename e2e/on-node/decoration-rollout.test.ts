@@ -6,13 +6,13 @@
 // PodDisruptionBudget holds it back) so that the Deployment recreates the pod and the webhook
 // injects the new revision; with PodOpsLifecycle a pod leaves the Service before its sidecar
 // restarts. Every wait is on the pod watch, the decoration's status or its Events.
-import { PolicyV1Api } from "@kubernetes/client-node";
 import { describe, expect } from "vitest";
 import { createKubeClient } from "../../src/kube/client.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { testImage } from "../node/test-images.ts";
+import { allowNoDisruption, removeDisruptionBudget } from "../support/disruption-budget.ts";
 import { apply, decorationYaml, ensureOperatorNamespace, readDecoration, REVISIONS, type DecorationRollout } from "../support/collaset-world.ts";
-import { eventually, kubeConfig, kubectl, test } from "../support/cluster.ts";
+import { kubeConfig, kubectl, test } from "../support/cluster.ts";
 import { byName, decorationEvent, decorationEvents, decorationStatus, deploymentYaml, isDeploymentPod, whyNotMoving, workloadStatus } from "../support/deployment-world.ts";
 import { explainPodJson, verdict } from "../support/explain-cli.ts";
 import { startOperator, type Operator } from "../support/operator.ts";
@@ -24,7 +24,6 @@ import { expectOutOfTrafficAroundEachRestart, reportFigures, rolloutUnderTraffic
 const REPLICAS = 5;
 const SIDECAR = "logger";
 const logger = (tag: "1" | "2") => `${SIDECAR}=${testImage("logger", tag)}`;
-const policy = () => kubeConfig().makeApiClient(PolicyV1Api);
 
 const live = (watch: PodWatch) => watch.pods().filter((pod) => isDeploymentPod(pod) && pod.metadata?.deletionTimestamp == null).sort(byName);
 const nameOf = (pod: Pod) => pod.metadata?.name ?? "";
@@ -182,13 +181,7 @@ describe("decoration updates for a Deployment's pods on the real node", () => {
       expect(needsRecreation.reasons[0]?.detail ?? "").not.toBe("");
 
       // recreatePolicy Evict under a PodDisruptionBudget that allows no disruption: refused, never forced.
-      await apply(`
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: { name: web, namespace: ${namespace} }
-spec: { maxUnavailable: 0, selector: { matchLabels: { app: web } } }
-`);
-      await eventually(async () => ((await policy().readNamespacedPodDisruptionBudget({ namespace, name: "web" })).status?.observedGeneration === 1 ? true : undefined), 30_000, "the budget observed");
+      await allowNoDisruption(namespace);
       const invariants = watchUnavailable(watch, replicas, isDeploymentPod);
       await apply(decorationYaml(namespace, [logger("1")], { env, recreatePolicy: "Evict" }));
       const refused = await decorationEvent(namespace, "EvictionRefused", (message) => message.includes("eviction refused"));
@@ -201,7 +194,7 @@ spec: { maxUnavailable: 0, selector: { matchLabels: { app: web } } }
       for (const pod of world.pods) expectUntouched(pod, watch.get(nameOf(pod)));
 
       // The budget relaxed: evicted one at a time (maxUnavailable 1), recreated by the Deployment, injected by the webhook.
-      await policy().deleteNamespacedPodDisruptionBudget({ namespace, name: "web" });
+      await removeDisruptionBudget(namespace);
       const oldUids = new Set(world.pods.map(uidOf));
       const replaced = await watch.waitFor(() => {
         const pods = live(watch);

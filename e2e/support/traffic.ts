@@ -123,13 +123,23 @@ function proxyRuns(pod: Pod, image: string): boolean {
   return status?.image === image && status.ready === true && status.state?.running != null;
 }
 
+export interface PodRollout {
+  specChanged: number;
+  readyAtSpecChange: boolean;
+  newRunning?: number;
+}
+
 export interface RolloutFigures {
   requests: number;
   failed: number;
   failures: string[];
   durationMs: number;
-  /** Per pod IP: when the pod spec named the new image, when the new sidecar ran ready. */
-  pods: Map<string, { specChanged: number; newRunning?: number }>;
+  /**
+   * By pod IP: when the pod watch first showed the new sidecar image, whether the pod was Ready
+   * in that same object (the API server's order, free of the race between two watches), and
+   * when the new image ran.
+   */
+  pods: Map<string, PodRollout>;
   transitions: Transition[];
 }
 
@@ -156,13 +166,15 @@ export async function rolloutUnderTraffic(namespace: string, replicas: number, c
     await endpoints.start(namespace);
     await eventually(() => Promise.resolve(endpoints.readyIps().length === replicas ? true : undefined), 60_000, `${replicas} ready endpoints`);
 
-    const pods = new Map<string, { specChanged: number; newRunning?: number }>();
+    const pods = new Map<string, PodRollout>();
     const newImage = testImage("proxy", "2");
     const stopWatching = watch.onPod((pod) => {
       const ip = pod.status?.podIP;
       if (ip === undefined) return;
       const entry = pods.get(ip);
-      if (entry === undefined && proxyImage(pod) === newImage) pods.set(ip, { specChanged: performance.now() });
+      if (entry === undefined && proxyImage(pod) === newImage) {
+        pods.set(ip, { specChanged: performance.now(), readyAtSpecChange: pod.status?.conditions?.some((condition) => condition.type === "Ready" && condition.status === "True") === true });
+      }
       if (entry !== undefined && entry.newRunning === undefined && proxyRuns(pod, newImage)) entry.newRunning = performance.now();
     });
     const load = client(endpoints);
