@@ -12,6 +12,7 @@ import { DecorationError } from "../decoration/decoration-error.ts";
 import { newPodRevisions, type DecorationSource } from "../decoration/updated-revisions.ts";
 import { allow, allowWithPatch, deny, type AdmissionRequest } from "./admission-review.ts";
 import { createJsonPatch } from "./json-patch.ts";
+import { DecisionMemo, type DecisionMemoLimits } from "./decision-memo.ts";
 import { unrenderableReason } from "./renderable-pod.ts";
 import { hasRecording, recordingOf, requesterName, withoutRecording, type RequesterTrust } from "./requester-trust.ts";
 import type { AdmissionDecision, SynchronousAdmissionHandler } from "./server.ts";
@@ -24,13 +25,16 @@ export interface PodMutationOptions {
   trustRequester: RequesterTrust;
   /** Told about a failure that is not a decoration's (a bug): the pod is admitted undecorated. */
   onInternalError?: (error: unknown) => void;
+  /** How many recent answers are kept for pods that come again (a template's replicas). */
+  memoLimits?: DecisionMemoLimits;
 }
 
 type Metadata = NonNullable<Pod["metadata"]>;
 
 export function podMutation(options: PodMutationOptions): SynchronousAdmissionHandler {
+  const memo = new DecisionMemo(options.source, options.memoLimits);
   // A new pod gets the revision its decoration's rollout gives it (DESIGN §5, newPodRevision).
-  const revisionFor = newPodRevisions(options.source);
+  const revisionFor = newPodRevisions(memo.source);
   return (request) => {
     if (!isPodCreate(request)) return { response: allow(request.uid), result: "allowed" };
     const object = request.object as Record<string, unknown>;
@@ -49,6 +53,13 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
     if (unrenderable !== undefined) {
       return { response: allow(request.uid, [`pod-decorator: the pod was not decorated: ${unrenderable}`]), result: "skipped" };
     }
+    // Everything the answer depends on besides the decorations and revisions the memo checks
+    // (the pod is known by now to nest no deeper than the JSON text can be written from).
+    const key = `${namespace}\n${trusted ? "trusted" : "untrusted"}\n${forged ? requesterName(request.userInfo) : ""}\n${JSON.stringify(object)}`;
+    return memo.answer(request.uid, key, decorations, () => render(request, object, namespace, decorations, forged));
+  };
+
+  function render(request: AdmissionRequest, object: Record<string, unknown>, namespace: string, decorations: readonly PodDecoration[], forged: boolean): AdmissionDecision {
     const original = object as Pod;
     // The engine reads a null field as absent, as the API server does (DESIGN §10). Read so once,
     // sharing every part without a null: the patch compares the rendered pod with this reading,
@@ -58,7 +69,7 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
     const given: Metadata = { ...read.metadata, namespace };
     const pod: Pod = { ...read, metadata: forged ? withoutRecording(given) : given };
     return decorate(request, original, read, pod, decorations, forged);
-  };
+  }
 
   function decorate(request: AdmissionRequest, original: Pod, read: Pod, pod: Pod, decorations: readonly PodDecoration[], forged: boolean): AdmissionDecision {
     let result;

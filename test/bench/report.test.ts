@@ -56,9 +56,15 @@ describe("evaluate", () => {
     expect(verdicts(section(98, 1000, 4.9))[1]).toBe("met (machine busy: load average 4.9 on 2 CPUs, latency includes waiting for a core)");
   });
 
-  it("covers exactly the seven DESIGN §9 keys of issue 8, the flood of DESIGN §10 (issue 13), the p99 ratio and 100k-pod scale of issue 15, and the Deployment rollout of issue 17", () => {
+  it("reads a metric whose key walks into nested figures", () => {
+    const nested: Metric = { ...ratio, path: "webhook.distinctPods.throughputRatio", format: (value) => `${value}` };
+    expect(evaluate([nested], { webhook: { distinctPods: { throughputRatio: 0.42 } } }, ran)[0]?.verdict).toBe("**not met**");
+    expect(evaluate([nested], { webhook: { distinctPods: 0.42 } }, ran)[0]?.measured).toBe("not measured (missing from the section's output)");
+  });
+
+  it("covers exactly the seven DESIGN §9 keys of issue 8, the flood of DESIGN §10 (issue 13), the p99 ratios (replicas and distinct pods) and 100k-pod scale of issue 15, and the Deployment rollout of issue 17", () => {
     expect(metrics.map((metric) => metric.path)).toEqual([
-      "engine.renderMicros", "webhook.throughputRatio", "webhook.p99Ms", "webhook.p99Ratio", "webhook.rps",
+      "engine.renderMicros", "webhook.throughputRatio", "webhook.distinctPods.throughputRatio", "webhook.p99Ms", "webhook.p99Ratio", "webhook.distinctPods.p99Ratio", "webhook.rps",
       "flood.healthzP99Ms", "flood.peakRssMiB", "flood.crashes",
       "controller.statusPassMs", "controller.cacheMiB", "scale.cacheMiB", "scale.widestDecorationMs", "scale.fullPassMs", "rollout.ratio", "rollout.deploymentRatio",
     ]);

@@ -53,10 +53,10 @@ export function splitPath(path: string): { section: string; key: string } {
   return { section: path.slice(0, dot), key: path.slice(dot + 1) };
 }
 
-/** The metric's number in results, if it was measured. */
+/** The metric's number in results, if it was measured; a key with dots walks into nested figures. */
 export function valueAt(results: Results, path: string): number | undefined {
   const { section, key } = splitPath(path);
-  const value = results[section]?.[key];
+  const value = key.split(".").reduce<unknown>((figures, name) => (typeof figures === "object" && figures !== null ? (figures as Record<string, unknown>)[name] : undefined), results[section]);
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }
 

@@ -1,6 +1,9 @@
 // Load benchmark of the pod webhook over HTTPS keep-alive (DESIGN §9): requests/s at
 // saturation and p50/p99 latency at a fixed 1,000 requests/s, for the real pod webhook over
 // 50 decorations (5 matching) and for a bare server of the same stack answering allowed: true.
+// The pod webhook is measured twice: with replicas of one pod template (what a scale-up sends;
+// answered from the webhook's memory after the first) and with a different pod in every request
+// (a label differs, so every one is rendered).
 // Each server runs in its own process pinned to one core; autocannon drives it from this one
 // (which `make bench` pins to the other core).
 //   node test/bench/webhook.ts [--json]        (BENCH_SECONDS=10 per measurement)
@@ -35,15 +38,21 @@ interface ServerFigures {
   fixedRate: LoadFigures;
 }
 
-export interface WebhookBenchResult {
-  /** decorate.saturation.rps / bare.saturation.rps */
+/** Ratios of the pod webhook's figures to the bare server's in the same run. */
+export interface WebhookRatios {
+  /** pod webhook req/s ÷ bare req/s, both at saturation */
   throughputRatio: number;
   /** bare ÷ pod webhook server CPU µs per request at saturation: the ratio one fully available core would give. */
   cpuThroughputRatio: number;
-  /** Pod webhook p99 at the fixed rate (autocannon's figure). */
-  p99Ms: number;
   /** Pod webhook ÷ bare server p99 at the fixed rate, from the raw response times (µs resolution). */
   p99Ratio: number;
+}
+
+export interface WebhookBenchResult extends WebhookRatios {
+  /** Pod webhook p99 at the fixed rate (autocannon's figure). */
+  p99Ms: number;
+  /** The same ratios when every request carries a different pod. */
+  distinctPods: WebhookRatios;
   /** Pod webhook requests/s at saturation. */
   rps: number;
   fixedRate: number;
@@ -55,8 +64,12 @@ export interface WebhookBenchResult {
   /** How the server processes were confined, e.g. "taskset -c 1"; null when taskset is missing. */
   serverPinning: string | null;
   decorate: ServerFigures;
+  /** The pod webhook with a different pod in every request. */
+  decorateDistinct: ServerFigures;
   bare: ServerFigures;
 }
+
+type Pods = "replicas" | "distinct";
 
 const SERVER_CORE = "1";
 const CONNECTIONS = 10;
@@ -74,8 +87,10 @@ async function startServer(mode: "decorate" | "bare"): Promise<{ port: number; c
   return { port, child: child as ChildProcess & { pid: number } };
 }
 
-function body(): string {
-  return podAdmissionReview(typicalPod());
+function body(distinctBy?: number): string {
+  const pod = typicalPod();
+  if (distinctBy !== undefined) pod.metadata!.labels!["pod-template-hash"] = `h${distinctBy}`;
+  return podAdmissionReview(pod);
 }
 
 const clockTicksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
@@ -88,7 +103,7 @@ function processCpuMicros(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond) * 1e6;
 }
 
-function load(port: number, serverPid: number, options: { durationSeconds: number; overallRate?: number }): Promise<LoadFigures> {
+function load(port: number, serverPid: number, options: { durationSeconds: number; overallRate?: number; pods: Pods }): Promise<LoadFigures> {
   const times: number[] = [];
   const cpuBefore = process.cpuUsage();
   const serverCpuBefore = processCpuMicros(serverPid);
@@ -99,6 +114,7 @@ function load(port: number, serverPid: number, options: { durationSeconds: numbe
       method: "POST",
       headers: { "content-type": "application/json" },
       body: body(),
+      ...(options.pods === "distinct" ? { requests: [{ setupRequest: (request: object) => ({ ...request, body: body(serial++) }) }] } : {}),
       connections: CONNECTIONS,
       duration: options.durationSeconds,
       ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
@@ -129,13 +145,15 @@ function load(port: number, serverPid: number, options: { durationSeconds: numbe
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
+/** Distinct pods never repeat, across measurements too. */
+let serial = 0;
 
-async function measure(mode: "decorate" | "bare", seconds: number): Promise<ServerFigures> {
+async function measure(mode: "decorate" | "bare", seconds: number, pods: Pods = "replicas"): Promise<ServerFigures> {
   const { port, child } = await startServer(mode);
   try {
-    await load(port, child.pid, { durationSeconds: 2 }); // warm-up: JIT, TLS sessions
-    const saturation = await load(port, child.pid, { durationSeconds: seconds });
-    const fixedRate = await load(port, child.pid, { durationSeconds: seconds, overallRate: FIXED_RATE });
+    await load(port, child.pid, { durationSeconds: 2, pods }); // warm-up: JIT, TLS sessions
+    const saturation = await load(port, child.pid, { durationSeconds: seconds, pods });
+    const fixedRate = await load(port, child.pid, { durationSeconds: seconds, overallRate: FIXED_RATE, pods });
     return { saturation, fixedRate };
   } finally {
     child.kill("SIGTERM");
@@ -143,15 +161,23 @@ async function measure(mode: "decorate" | "bare", seconds: number): Promise<Serv
   }
 }
 
+function ratios(decorate: ServerFigures, bare: ServerFigures): WebhookRatios {
+  return {
+    throughputRatio: decorate.saturation.rps / bare.saturation.rps,
+    cpuThroughputRatio: bare.saturation.serverCpuMicrosPerRequest / decorate.saturation.serverCpuMicrosPerRequest,
+    p99Ratio: round(decorate.fixedRate.exactP99Ms / bare.fixedRate.exactP99Ms),
+  };
+}
+
 export async function benchWebhook(seconds = 10): Promise<WebhookBenchResult> {
   const loadAverage1m = loadavg()[0]!;
   const bare = await measure("bare", seconds);
   const decorate = await measure("decorate", seconds);
+  const decorateDistinct = await measure("decorate", seconds, "distinct");
   return {
-    throughputRatio: decorate.saturation.rps / bare.saturation.rps,
-    cpuThroughputRatio: bare.saturation.serverCpuMicrosPerRequest / decorate.saturation.serverCpuMicrosPerRequest,
+    ...ratios(decorate, bare),
     p99Ms: decorate.fixedRate.p99Ms,
-    p99Ratio: round(decorate.fixedRate.exactP99Ms / bare.fixedRate.exactP99Ms),
+    distinctPods: ratios(decorateDistinct, bare),
     rps: decorate.saturation.rps,
     fixedRate: FIXED_RATE,
     connections: CONNECTIONS,
@@ -160,6 +186,7 @@ export async function benchWebhook(seconds = 10): Promise<WebhookBenchResult> {
     cpus: availableParallelism(),
     serverPinning: hasTaskset ? `taskset -c ${SERVER_CORE}` : null,
     decorate,
+    decorateDistinct,
     bare,
   };
 }
@@ -174,10 +201,15 @@ if (import.meta.main) {
     console.log(`server pinned to one core: ${result.serverPinning ?? "no (taskset missing)"}; ${CONNECTIONS} keep-alive connections`);
     console.log("| webhook, load | req/s | p50 ms | p99 ms | raw p50 ms | raw p99 ms | errors | server CPU | server CPU µs/req | client CPU |");
     console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-    console.log(row("pod webhook, saturation", result.decorate.saturation));
+    console.log(row("pod webhook, replicas, saturation", result.decorate.saturation));
+    console.log(row("pod webhook, distinct pods, saturation", result.decorateDistinct.saturation));
     console.log(row("bare server, saturation", result.bare.saturation));
-    console.log(row(`pod webhook, ${FIXED_RATE} req/s`, result.decorate.fixedRate));
+    console.log(row(`pod webhook, replicas, ${FIXED_RATE} req/s`, result.decorate.fixedRate));
+    console.log(row(`pod webhook, distinct pods, ${FIXED_RATE} req/s`, result.decorateDistinct.fixedRate));
     console.log(row(`bare server, ${FIXED_RATE} req/s`, result.bare.fixedRate));
-    console.log(`throughput ratio (pod webhook / bare): ${(result.throughputRatio * 100).toFixed(1)}% by req/s, ${(result.cpuThroughputRatio * 100).toFixed(1)}% by server CPU per request`);
+    const summary = (name: string, figures: WebhookRatios) =>
+      `${name}: throughput ${(figures.throughputRatio * 100).toFixed(1)}% of the bare server's by req/s, ${(figures.cpuThroughputRatio * 100).toFixed(1)}% by server CPU per request; p99 ${figures.p99Ratio}×`;
+    console.log(summary("replicas of one pod template", result));
+    console.log(summary("a different pod in every request", result.distinctPods));
   }
 }
