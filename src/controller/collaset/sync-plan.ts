@@ -7,7 +7,7 @@ import { resolveMaxUnavailable } from "../../api/max-unavailable.ts";
 import type { Pod } from "../../api/pod.ts";
 import type { Pod as LivePod } from "../../kube/objects.ts";
 import { DecorationError } from "../../decoration/decoration-error.ts";
-import { podRevisions } from "../../decoration/recording.ts";
+import { recordedRevisions } from "../../decoration/recording.ts";
 import { partitionTargets } from "../../decoration/rollout.ts";
 import type { Slot } from "../decoration-targets.ts";
 import { operationInProgress, planUpdateSteps, type LifecycleSettings, type PodChange, type UpdateStep } from "../update-steps.ts";
@@ -125,7 +125,7 @@ export function planSync(input: SyncInput): SyncPlan {
     // A pod awaiting its replacement stands for it, with what it carries and as ready as it
     // is: counting it ready would put the other not-ready pods ahead of it in update order,
     // and the rollout would move on to them and recreate them too, without end.
-    slots.push({ instanceId: id, pod, kind, slot: { name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isReady(pod), current: recordedMap(pod) } });
+    slots.push({ instanceId: id, pod, kind, slot: { name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isReady(pod), current: recordedRevisions(pod) ?? new Map() } });
   }
   if (!paused) {
     for (const id of freeIds(occupied, replicas - slots.length)) {
@@ -223,10 +223,6 @@ function freeIds(occupied: ReadonlySet<number>, count: number): number[] {
   const ids: number[] = [];
   for (let id = 0; ids.length < count; id++) if (!occupied.has(id)) ids.push(id);
   return ids;
-}
-
-function recordedMap(pod: LivePod): Map<string, string> {
-  return new Map(podRevisions(pod).revisions.map((entry) => [entry.name, entry.revision]));
 }
 
 function missingRevision(revisions: PodRevisions): string {
