@@ -10,7 +10,7 @@ import { DecorationError } from "../../decoration/decoration-error.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
 import { partitionTargets } from "../../decoration/rollout.ts";
 import type { Slot } from "../decoration-targets.ts";
-import { operationInProgress, planUpdateSteps, type LifecycleSettings, type PodChange, type UpdateStep } from "../update-steps.ts";
+import { operationInProgress, orderForUpdate, planUpdateSteps, type LifecycleSettings, type PodChange, type UpdateStep } from "../update-steps.ts";
 import { instanceIdOf, isAwaitingReplacement, isReady, INSTANCE_ID_LABEL, templateRevisionOf } from "./pod-state.ts";
 import { isAvailable, isTerminating } from "../pod-availability.ts";
 import { podUpdate } from "../pod-update.ts";
@@ -167,10 +167,7 @@ export function planSync(input: SyncInput): SyncPlan {
   const maxUnavailable = resolveMaxUnavailable(collaSet.spec.updateStrategy?.rollingUpdate?.maxUnavailable, replicas);
   const unavailable = slots.filter((planned) => planned.kind !== "live" || !isAvailable(planned.pod!)).length;
   const policy = collaSet.spec.updateStrategy?.podUpgradePolicy ?? "InPlaceIfPossible";
-  const candidates = slots
-    .filter((planned) => planned.kind === "live")
-    .map((planned) => ({ planned, pod: planned.pod!, available: isAvailable(planned.pod!) }))
-    .sort((a, b) => Number(a.available) - Number(b.available) || a.planned.instanceId - b.planned.instanceId);
+  const candidates = orderForUpdate(slots.filter((planned) => planned.kind === "live").map((planned) => ({ planned, pod: planned.pod!, available: isAvailable(planned.pod!) })));
   const changes: PodChange<Action>[] = [];
   for (const { planned, pod, available } of candidates) {
     const target = desired(planned);
