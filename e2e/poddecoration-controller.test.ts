@@ -4,6 +4,7 @@ import { CoordinationV1Api, type V1ControllerRevision } from "@kubernetes/client
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { clients, eventually, kubectl, test } from "./support/cluster.ts";
 import { startOperator, type Operator } from "./support/operator.ts";
+import { queueIdle } from "./support/queue-metrics.ts";
 
 const group = { group: "apps.kusionstack.io", version: "v1alpha1", plural: "poddecorations" };
 
@@ -185,8 +186,14 @@ describe("the PodDecoration controller", () => {
     await createPod(namespace, "bare");
 
     await custom.deleteNamespacedCustomObject({ ...group, namespace, name: "logging" });
-    // The bare pod does not hold it; the CollaSet pod does.
-    await new Promise((done) => setTimeout(done, 2000));
+    // The bare pod does not hold it: its rollout reports the change blocked (dropping a sidecar
+    // needs recreation, which the decoration does not ask for) and has the decoration looked at
+    // again. The CollaSet pod does: once the controller has looked, the finalizer is still there.
+    await eventually(async () => {
+      const list = await core.listNamespacedEvent({ namespace, fieldSelector: "involvedObject.name=logging,reason=UpdateBlocked" });
+      return list.items.some((event) => event.message?.startsWith("pod bare:") === true) ? true : undefined;
+    }, 30_000, "the bare pod's change to be reported blocked");
+    await queueIdle(operator.metricsPort, "poddecoration");
     const held = await decoration(namespace, "logging");
     expect(held.metadata.finalizers).toEqual(["poddecoration.kusionstack.io/protection"]);
 

@@ -96,7 +96,8 @@ describe("leader election on a real Lease", () => {
     const b = candidate(namespace, "replica-b", true);
     const both = [a, b];
     try {
-      await new Promise((resolve) => setTimeout(resolve, 2 * retryPeriodMs));
+      // replica-b has read the lease and seen it held: it waits, and does not lead.
+      await eventually(() => Promise.resolve(b.elector.observedLeader() === "replica-a" ? true : undefined), 20_000, "replica-b to see replica-a's lease");
       expect(b.elector.isLeader()).toBe(false);
       // replica-a stops without releasing, as a crashed process would.
       a.stop.abort();

@@ -10,6 +10,9 @@ import { createCertificateAuthority, issueCertificate, type CertificateAuthority
 import { clients, eventually, test } from "./support/cluster.ts";
 import { startOperator, type Operator } from "./support/operator.ts";
 
+/** Answered requests before the first rotation, between rotations and after the last. */
+const REQUESTS_PER_CERTIFICATE = 10;
+
 let dir: string;
 let ca: CertificateAuthority;
 let operator: Operator;
@@ -90,18 +93,20 @@ describe("serving certificate rotation", () => {
     };
     const load = Promise.all([worker(), worker(), worker()]);
 
+    // Requests under every certificate: the load goes on until this many more have been answered.
+    const answeredMore = (count: number) => {
+      const before = outcomes.length;
+      return eventually(() => Promise.resolve(outcomes.length >= before + count ? true : undefined), 30_000, `${count} more requests answered`);
+    };
     const fingerprints: string[] = [];
     for (let rotation = 0; rotation < 3; rotation++) {
-      await new Promise((done) => setTimeout(done, 1500));
+      await answeredMore(REQUESTS_PER_CERTIFICATE);
       const fingerprint = await writeServingCertificate();
       fingerprints.push(fingerprint);
       // The server polls its files; wait until new connections are offered the new certificate.
-      const deadline = Date.now() + 10_000;
-      while ((await servedFingerprint(operator.port)) !== fingerprint && Date.now() < deadline) {
-        await new Promise((done) => setTimeout(done, 100));
-      }
+      await eventually(async () => ((await servedFingerprint(operator.port)) === fingerprint ? true : undefined), 10_000, `the server to offer certificate ${rotation + 1}`, 100);
     }
-    await new Promise((done) => setTimeout(done, 1000));
+    await answeredMore(REQUESTS_PER_CERTIFICATE);
     running = false;
     await load;
 

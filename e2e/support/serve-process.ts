@@ -48,7 +48,18 @@ export interface ServeProcessOptions {
   env?: Readonly<Record<string, string>>;
   /** The API server the "webhook is called" probe goes through (default: the admin kubeconfig's). */
   probeConfig?: KubeConfig;
+  /** How long serve may take to sync its caches (default DEFAULT_SYNC_TIMEOUT_MS). */
+  syncTimeoutMs?: number;
 }
+
+/**
+ * Serve syncs its caches in seconds; the bound is many times that, for a loaded shared machine's
+ * slow start, and is there so that a serve that hangs fails the test with its output instead of
+ * running into the test's own timeout without a word.
+ */
+export const DEFAULT_SYNC_TIMEOUT_MS = 120_000;
+/** How much of serve's output a failed start shows. */
+const OUTPUT_TAIL_CHARS = 8000;
 
 export async function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -112,27 +123,42 @@ export async function startServeProcess(options: ServeProcessOptions): Promise<S
     },
   };
 
-  // Serve says when its caches have synced (or exits): wait on that, not on a wall-clock bound
-  // that a loaded machine's slow start would exceed; then /readyz must agree.
-  const synced = new Promise<void>((resolve, reject) => {
-    const onOutput = () => {
-      if (output.includes('"msg":"caches synced; ready"')) resolve();
-    };
-    child.stdout.on("data", onOutput);
-    void exited.then((code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
-  });
   try {
-    await synced;
+    await waitForOutput(child, () => output, exited, '"msg":"caches synced; ready"', options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS);
+    // Then /readyz must agree.
     await eventually(async () => {
-      if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}:\n${output}`);
+      if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}`);
       return (await readyz(port)) ? true : undefined;
     }, 30_000, "pod-decorator serve to be ready");
     if (options.waitForWebhook ?? true) await waitUntilCalled(options.probeConfig ?? config);
   } catch (error) {
     await serve.kill("SIGKILL");
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- serve output ---\n${output}`, { cause: error });
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- the end of serve's output ---\n${output.slice(-OUTPUT_TAIL_CHARS)}`, { cause: error });
   }
   return serve;
+}
+
+/**
+ * Resolves once serve's output contains `text`; rejects at once when the process exits first,
+ * or after `timeoutMs`.
+ */
+function waitForOutput(child: ChildProcess, output: () => string, exited: Promise<number | null>, text: string, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const settle = (done: () => void) => {
+      clearTimeout(timer);
+      child.stdout?.off("data", onOutput);
+      child.stderr?.off("data", onOutput);
+      done();
+    };
+    const onOutput = () => {
+      if (output().includes(text)) settle(resolve);
+    };
+    const timer = setTimeout(() => settle(() => reject(new Error(`timed out after ${timeoutMs}ms waiting for serve to log ${text}`))), timeoutMs);
+    child.stdout?.on("data", onOutput);
+    child.stderr?.on("data", onOutput);
+    void exited.then((code) => settle(() => reject(new Error(`serve exited with code ${code}, signal ${child.signalCode ?? "none"}, before it logged ${text}`))));
+    onOutput();
+  });
 }
 
 export async function removeWebhookConfigurations(config: KubeConfig): Promise<void> {

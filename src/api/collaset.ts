@@ -6,16 +6,15 @@
 // validateCollaSet(value): FieldError[].
 import Type, { type Static } from "typebox";
 import { Value } from "typebox/value";
-import { childPath, type FieldError, indexPath, invalidError, notSupportedError, requiredError } from "./field-errors.ts";
-import { API_VERSION, COLLASET_KIND } from "./group.ts";
-import { ConditionSchema, ObjectMetaSchema, PodTemplateSpecSchema } from "./kubernetes.ts";
+import { childPath, type FieldError, indexPath, invalidError, requiredError } from "./field-errors.ts";
+import { COLLASET_KIND } from "./group.ts";
+import { ConditionSchema, PodTemplateSpecSchema } from "./kubernetes.ts";
 import { isEmptySelector, LabelSelectorSchema, parseLabelSelector } from "./label-selector.ts";
-import { nestingErrors } from "./nesting.ts";
 import { withoutNullFields } from "./null-fields.ts";
 import { IntOrString, OpenObject, StringEnum } from "./openapi.ts";
 import { validateMaxUnavailable } from "./max-unavailable.ts";
-import { validateContainers, validateLabels, validateObjectName, validateVolumes } from "./pod-validation.ts";
-import { schemaChecker } from "./schema-validation.ts";
+import { validateContainers, validateLabels, validateVolumes } from "./pod-validation.ts";
+import { kindObjectSchema, kindValidator } from "./kind-envelope.ts";
 
 export const COLLASET_PLURAL = "collasets";
 
@@ -88,13 +87,7 @@ export const CollaSetStatusSchema = Type.Object({
 });
 export type CollaSetStatus = Static<typeof CollaSetStatusSchema>;
 
-export const CollaSetSchema = Type.Object({
-  apiVersion: Type.Optional(Type.String()),
-  kind: Type.Optional(Type.String()),
-  metadata: ObjectMetaSchema,
-  spec: CollaSetSpecSchema,
-  status: Type.Optional(CollaSetStatusSchema),
-});
+export const CollaSetSchema = kindObjectSchema(CollaSetSpecSchema, CollaSetStatusSchema);
 export type CollaSet = Static<typeof CollaSetSchema>;
 
 /** Fills in every schema default, null fields read as absent; pure and tolerant of malformed input. */
@@ -102,28 +95,11 @@ export function defaultCollaSet(cls: CollaSet): CollaSet {
   return Value.Default(CollaSetSchema, withoutNullFields(cls)) as CollaSet;
 }
 
-const metadataChecker = schemaChecker(ObjectMetaSchema);
-const specChecker = schemaChecker(CollaSetSpecSchema);
+const collaSetValidator = kindValidator({ kind: COLLASET_KIND, specSchema: CollaSetSpecSchema, validateSpec });
 
 /** Structural validation, before or after defaulting, null fields read as absent; status is not validated. */
 export function validateCollaSet(value: unknown): FieldError[] {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return [invalidError("", value, "must be an object")];
-  const tooDeep = nestingErrors(value, "");
-  if (tooDeep.length > 0) return tooDeep;
-  const object = withoutNullFields(value as Record<string, unknown>);
-  const errors: FieldError[] = [];
-  if (object.apiVersion !== API_VERSION) errors.push(notSupportedError("apiVersion", object.apiVersion, [API_VERSION]));
-  if (object.kind !== COLLASET_KIND) errors.push(notSupportedError("kind", object.kind, [COLLASET_KIND]));
-  if (object.metadata === undefined) errors.push(requiredError("metadata"));
-  else errors.push(...metadataChecker.errors(object.metadata, "metadata"));
-  if (object.spec === undefined) errors.push(requiredError("spec"));
-  else errors.push(...specChecker.errors(object.spec, "spec"));
-  if (errors.length > 0) return errors;
-
-  const cls = object as CollaSet;
-  errors.push(...validateObjectName(cls.metadata, "metadata"));
-  errors.push(...validateSpec(cls.spec));
-  return errors;
+  return collaSetValidator(value);
 }
 
 function validateSpec(spec: CollaSetSpec): FieldError[] {

@@ -83,23 +83,29 @@ function validateRequirement(requirement: LabelSelectorRequirement, path: string
   for (const reason of qualifiedNameErrors(requirement.key)) errors.push(invalidError(childPath(path, "key"), requirement.key, reason));
   const values = requirement.values ?? [];
   const valuesPath = childPath(path, "values");
-  switch (requirement.operator) {
-    case "In":
-    case "NotIn":
-      if (values.length === 0) errors.push(requiredError(valuesPath, "must be specified when `operator` is 'In' or 'NotIn'"));
-      break;
-    case "Exists":
-    case "DoesNotExist":
-      if (values.length > 0) errors.push(forbiddenError(valuesPath, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-      break;
-    default:
-      // Reachable only with input that skipped schema validation.
-      errors.push(notSupportedError(childPath(path, "operator"), requirement.operator, LABEL_SELECTOR_OPERATORS));
-  }
+  // Another operator is reachable only with input that skipped schema validation.
+  errors.push(...(setOperatorValuesErrors(requirement.operator, values, valuesPath) ?? [notSupportedError(childPath(path, "operator"), requirement.operator, LABEL_SELECTOR_OPERATORS)]));
   values.forEach((value, index) => {
     for (const reason of labelValueErrors(value)) errors.push(invalidError(indexPath(valuesPath, index), value, reason));
   });
   return errors;
+}
+
+/**
+ * What the set-based operators (In, NotIn, Exists, DoesNotExist) ask of a requirement's values,
+ * in label and node selectors alike; undefined for any other operator (the caller judges it).
+ */
+export function setOperatorValuesErrors(operator: string, values: readonly string[], valuesPath: string): FieldError[] | undefined {
+  switch (operator) {
+    case "In":
+    case "NotIn":
+      return values.length === 0 ? [requiredError(valuesPath, "must be specified when `operator` is 'In' or 'NotIn'")] : [];
+    case "Exists":
+    case "DoesNotExist":
+      return values.length > 0 ? [forbiddenError(valuesPath, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")] : [];
+    default:
+      return undefined;
+  }
 }
 
 /** True for `{}` (and only then): a selector that selects every object. */

@@ -12,6 +12,7 @@ import {
   requiredError,
 } from "./field-errors.ts";
 import type { Container, EnvVar, NodeSelectorRequirement, NodeSelectorTerm, ObjectMeta, Toleration, Volume, VolumeMount } from "./kubernetes.ts";
+import { setOperatorValuesErrors } from "./label-selector.ts";
 import { dns1123LabelErrors, dns1123SubdomainErrors, labelValueErrors, qualifiedNameErrors } from "./names.ts";
 
 /** `metadata.name` must be set (or generated) and be a DNS-1123 subdomain. */
@@ -138,21 +139,10 @@ function validateNodeSelectorRequirement(requirement: NodeSelectorRequirement, p
   if (requirement.key === "") errors.push(requiredError(childPath(path, "key")));
   const values = requirement.values ?? [];
   const valuesPath = childPath(path, "values");
-  switch (requirement.operator) {
-    case "In":
-    case "NotIn":
-      if (values.length === 0) errors.push(requiredError(valuesPath, "must be specified when `operator` is 'In' or 'NotIn'"));
-      break;
-    case "Exists":
-    case "DoesNotExist":
-      if (values.length > 0) errors.push(forbiddenError(valuesPath, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-      break;
-    case "Gt":
-    case "Lt":
-      if (values.length !== 1 || !/^-?\d+$/.test(values[0] ?? "")) {
-        errors.push(invalidError(valuesPath, values, "must be a single integer when `operator` is 'Gt' or 'Lt'"));
-      }
-      break;
+  const setErrors = setOperatorValuesErrors(requirement.operator, values, valuesPath);
+  if (setErrors !== undefined) errors.push(...setErrors);
+  else if ((requirement.operator === "Gt" || requirement.operator === "Lt") && (values.length !== 1 || !/^-?\d+$/.test(values[0] ?? ""))) {
+    errors.push(invalidError(valuesPath, values, "must be a single integer when `operator` is 'Gt' or 'Lt'"));
   }
   return errors;
 }

@@ -10,18 +10,8 @@
 //   decorationGroup(pd), decorationWeight(pd)         the effective injectStrategy (with the spec.weight alias)
 import Type, { type Static } from "typebox";
 import { Value } from "typebox/value";
-import {
-  childPath,
-  type FieldError,
-  forbiddenError,
-  indexPath,
-  invalidError,
-  keyPath,
-  notSupportedError,
-  requiredError,
-  tooLongError,
-} from "./field-errors.ts";
-import { API_VERSION, POD_DECORATION_KIND } from "./group.ts";
+import { childPath, type FieldError, forbiddenError, indexPath, invalidError, keyPath, requiredError, tooLongError } from "./field-errors.ts";
+import { POD_DECORATION_KIND } from "./group.ts";
 import {
   AffinitySchema,
   ConditionSchema,
@@ -29,7 +19,6 @@ import {
   ContainerSchema,
   EnvVarSchema,
   NodeSelectorTermSchema,
-  ObjectMetaSchema,
   TolerationSchema,
   VolumeMountSchema,
   VolumeSchema,
@@ -40,19 +29,17 @@ import { overrideAffinityRules, nodeSelectorTermRules } from "./affinity-rules.t
 import { ANNOTATIONS_SIZE_LIMIT, annotationsSize } from "./annotations.ts";
 import { containerRules, primaryPatchRules } from "./container-rules.ts";
 import { volumeSourceRules } from "./volume-rules.ts";
-import { nestingErrors } from "./nesting.ts";
 import { withoutNullFields } from "./null-fields.ts";
 import { IntOrString, OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
 import { validateMaxUnavailable } from "./max-unavailable.ts";
 import { reservedKeyErrors } from "./reserved-keys.ts";
-import { schemaChecker } from "./schema-validation.ts";
+import { kindObjectSchema, kindValidator } from "./kind-envelope.ts";
 import {
   validateAnnotationKeys,
   validateContainers,
   validateEnv,
   validateLabels,
   validateNodeSelectorTerm,
-  validateObjectName,
   validateTolerations,
   validateVolumeMounts,
   validateVolumes,
@@ -203,13 +190,7 @@ export const PodDecorationStatusSchema = Type.Object({
 });
 export type PodDecorationStatus = Static<typeof PodDecorationStatusSchema>;
 
-export const PodDecorationSchema = Type.Object({
-  apiVersion: Type.Optional(Type.String()),
-  kind: Type.Optional(Type.String()),
-  metadata: ObjectMetaSchema,
-  spec: PodDecorationSpecSchema,
-  status: Type.Optional(PodDecorationStatusSchema),
-});
+export const PodDecorationSchema = kindObjectSchema(PodDecorationSpecSchema, PodDecorationStatusSchema);
 export type PodDecoration = Static<typeof PodDecorationSchema>;
 
 /**
@@ -264,8 +245,7 @@ export function decorationWeight(pd: Pick<PodDecoration, "spec">): number {
   return pd.spec.injectStrategy?.weight ?? pd.spec.weight ?? 0;
 }
 
-const metadataChecker = schemaChecker(ObjectMetaSchema);
-const specChecker = schemaChecker(PodDecorationSpecSchema);
+const podDecorationValidator = kindValidator({ kind: POD_DECORATION_KIND, specSchema: PodDecorationSpecSchema, validateSpec });
 
 /**
  * Structural validation (DESIGN §2): the schema, then the rules a schema cannot say. Missing
@@ -274,24 +254,7 @@ const specChecker = schemaChecker(PodDecorationSpecSchema);
  * server ignores it on writes.
  */
 export function validatePodDecoration(value: unknown): FieldError[] {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return [invalidError("", value, "must be an object")];
-  const tooDeep = nestingErrors(value, "");
-  if (tooDeep.length > 0) return tooDeep;
-  // A null field is an absent one (the API server prunes it): never a reason to refuse.
-  const object = withoutNullFields(value as Record<string, unknown>);
-  const errors: FieldError[] = [];
-  if (object.apiVersion !== API_VERSION) errors.push(notSupportedError("apiVersion", object.apiVersion, [API_VERSION]));
-  if (object.kind !== POD_DECORATION_KIND) errors.push(notSupportedError("kind", object.kind, [POD_DECORATION_KIND]));
-  if (object.metadata === undefined) errors.push(requiredError("metadata"));
-  else errors.push(...metadataChecker.errors(object.metadata, "metadata"));
-  if (object.spec === undefined) errors.push(requiredError("spec"));
-  else errors.push(...specChecker.errors(object.spec, "spec"));
-  if (errors.length > 0) return errors;
-
-  const pd = object as PodDecoration;
-  errors.push(...validateObjectName(pd.metadata, "metadata"));
-  errors.push(...validateSpec(pd.spec));
-  return errors;
+  return podDecorationValidator(value);
 }
 
 function validateSpec(spec: PodDecorationSpec): FieldError[] {

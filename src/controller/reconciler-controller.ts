@@ -1,5 +1,5 @@
-// The wiring both controllers share: a Controller running a reconciler with the default rate
-// limiter, keyed by its primary resource (every add, update and delete of one enqueues it),
+// The wiring every controller shares: a Controller running a reconciler with the default rate
+// limiter once its caches have synced, its primary resource's changes enqueueing their own keys,
 // and the revisions it owns enqueueing their owner.
 import type { Logger } from "pino";
 import { namespacedKey, objectKey, type ControllerRevision, type KubeObject, type OwnerReference } from "../kube/objects.ts";
@@ -25,21 +25,20 @@ export interface LifecycleOptions {
   stuckAfterMs: number;
 }
 
-export interface ReconcilerControllerOptions<T extends KubeObject> {
+export interface ReconcilerControllerOptions {
   name: string;
   reconcile: Reconcile;
-  /** The resource whose keys the reconciler takes. */
-  primary: Informer<T>;
-  /** The other caches the reconciler reads. */
-  secondary: readonly { hasSynced(): boolean }[];
+  /** Every cache the reconciler reads: the workers start once all of them have synced. */
+  caches: readonly { hasSynced(): boolean }[];
   clock: Clock;
   logger: Logger;
   metrics?: RuntimeMetrics | undefined;
   workers?: number | undefined;
 }
 
-export function reconcilerController<T extends KubeObject>(options: ReconcilerControllerOptions<T>): Controller {
-  const controller = new Controller({
+/** A Controller running `reconcile` with the default rate limiter; it watches nothing yet. */
+export function reconcilerController(options: ReconcilerControllerOptions): Controller {
+  return new Controller({
     name: options.name,
     reconcile: options.reconcile,
     workers: options.workers ?? 2,
@@ -47,11 +46,14 @@ export function reconcilerController<T extends KubeObject>(options: ReconcilerCo
     logger: options.logger,
     clock: options.clock,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
-    waitForSync: [options.primary, ...options.secondary],
+    waitForSync: options.caches,
   });
+}
+
+/** Each add, update and delete of an object of the controller's primary resource enqueues its key. */
+export function enqueueObjects<T extends KubeObject>(controller: Controller, primary: Informer<T>): void {
   const enqueue = (object: T) => controller.enqueue(objectKey(object));
-  controller.watch(options.primary, { onAdd: enqueue, onUpdate: (_old, object) => enqueue(object), onDelete: enqueue });
-  return controller;
+  controller.watch(primary, { onAdd: enqueue, onUpdate: (_old, object) => enqueue(object), onDelete: enqueue });
 }
 
 /** Each change of a revision enqueues the owner `ownerOf` finds for it (none: nothing). */

@@ -3,6 +3,7 @@
 // maxUnavailable unavailable at once (a pod unavailable anyway costs nothing), and with
 // PodOpsLifecycle when it is on — out of traffic, drained, operated on, back in traffic. Pods
 // not being changed are taken through the rest of their operation. Pure: the caller writes.
+import { isPodReady, updateOrder } from "../decoration/rollout.ts";
 import type { Pod } from "../kube/objects.ts";
 import type { JsonPatchOperation } from "../kube/patch.ts";
 import { containersReady, hasServiceReadyGate, lifecycleStep, OPERATION_ID, readyToOperate, serviceReady } from "./lifecycle/pod-ops-lifecycle.ts";
@@ -39,7 +40,7 @@ export interface PodChange<R> {
 }
 
 export interface UpdateStepsInput<R> {
-  /** In the order they go: unavailable pods first, then the controller's update order. */
+  /** In the order they go (orderForUpdate). */
   changes: readonly PodChange<R>[];
   /** Every live pod of the workload (those not changing are taken through their operation). */
   pods: readonly Pod[];
@@ -59,6 +60,16 @@ export interface UpdateSteps<R> {
   stuck: { pod: Pod; message: string }[];
   /** Each is a reason to look again after that many milliseconds (a drain delay ends, a wait becomes stuck). */
   retries: number[];
+}
+
+/**
+ * The order the changes of pods go in (what `changes` wants): unavailable pods first (updating
+ * one costs nothing), then the rollouts' update order among pods none of which counts as updated
+ * (not ready first, then CollaSet instance id, then name).
+ */
+export function orderForUpdate<T extends { pod: Pod; available: boolean }>(candidates: readonly T[]): T[] {
+  const entries = candidates.map((candidate) => ({ name: candidate.pod.metadata?.name ?? "", labels: candidate.pod.metadata?.labels ?? {}, ready: isPodReady(candidate.pod), current: undefined, candidate }));
+  return updateOrder(entries, "").sort((a, b) => Number(a.candidate.available) - Number(b.candidate.available)).map((entry) => entry.candidate);
 }
 
 /** An operation already carried out (or undone) finishes before the pod is looked at again. */

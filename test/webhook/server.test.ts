@@ -103,17 +103,26 @@ describe("the webhook server", () => {
   it("answers a request beyond the in-flight limits with 429, Retry-After and a reason, before reading its body", async () => {
     let unblock: () => void = () => undefined;
     const blocked = new Promise<void>((resolve) => (unblock = resolve));
+    let entered: () => void = () => undefined;
+    const inFlight = new Promise<void>((resolve) => (entered = resolve));
     const registry = new Registry();
     const app = await createWebhookServer({
       logger,
       metrics: createWebhookMetrics(registry),
       readiness: () => ({ ready: true }),
-      handlers: { "mutate-pods": async (request) => (await blocked, { response: allow(request.uid), result: "allowed" }) },
+      handlers: {
+        "mutate-pods": async (request) => {
+          entered();
+          await blocked;
+          return { response: allow(request.uid), result: "allowed" };
+        },
+      },
       limits: { maxInFlight: 1 },
     });
     servers.push(app);
     const first = app.inject({ method: "POST", url: "/mutate-pods", payload: podReview() });
-    await new Promise((resume) => setTimeout(resume, 20));
+    // The first request holds the one slot once its handler runs.
+    await inFlight;
     const second = await app.inject({ method: "POST", url: "/mutate-pods", payload: podReview() });
     expect(second.statusCode).toBe(429);
     expect(second.headers["retry-after"]).toBe("1");

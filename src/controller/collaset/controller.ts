@@ -7,7 +7,7 @@ import type { DecorationSource } from "../../decoration/updated-revisions.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { ControllerRevision, KubeObject, Pod } from "../../kube/objects.ts";
 import type { Controller } from "../runtime/controller.ts";
-import { enqueueRevisionOwners, reconcilerController, type ControllerWiring, type LifecycleOptions } from "../reconciler-controller.ts";
+import { enqueueObjects, enqueueRevisionOwners, reconcilerController, type ControllerWiring, type LifecycleOptions } from "../reconciler-controller.ts";
 import { Expectations } from "../runtime/expectations.ts";
 import type { Informer } from "../runtime/informer.ts";
 import { Evictions } from "../eviction.ts";
@@ -51,9 +51,9 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
     ...options,
     name: "collaset",
     reconcile: reconciler.reconcile,
-    primary: collaSets,
-    secondary: [revisions, pods, decorations, decorationRevisions],
+    caches: [collaSets, revisions, pods, decorations, decorationRevisions],
   });
+  enqueueObjects(controller, collaSets);
   const enqueueAll = (keys: Iterable<string>) => {
     for (const key of keys) controller.enqueue(key);
   };

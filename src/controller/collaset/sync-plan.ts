@@ -7,10 +7,10 @@ import { resolveMaxUnavailable } from "../../api/max-unavailable.ts";
 import type { Pod } from "../../api/pod.ts";
 import type { Pod as LivePod } from "../../kube/objects.ts";
 import { DecorationError } from "../../decoration/decoration-error.ts";
-import { podRevisions } from "../../decoration/recording.ts";
+import { recordedRevisions } from "../../decoration/recording.ts";
 import { partitionTargets } from "../../decoration/rollout.ts";
 import type { Slot } from "../decoration-targets.ts";
-import { operationInProgress, planUpdateSteps, type LifecycleSettings, type PodChange, type UpdateStep } from "../update-steps.ts";
+import { operationInProgress, orderForUpdate, planUpdateSteps, type LifecycleSettings, type PodChange, type UpdateStep } from "../update-steps.ts";
 import { instanceIdOf, isAwaitingReplacement, isReady, INSTANCE_ID_LABEL, templateRevisionOf } from "./pod-state.ts";
 import { isAvailable, isTerminating } from "../pod-availability.ts";
 import { podUpdate } from "../pod-update.ts";
@@ -125,7 +125,7 @@ export function planSync(input: SyncInput): SyncPlan {
     // A pod awaiting its replacement stands for it, with what it carries and as ready as it
     // is: counting it ready would put the other not-ready pods ahead of it in update order,
     // and the rollout would move on to them and recreate them too, without end.
-    slots.push({ instanceId: id, pod, kind, slot: { name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isReady(pod), current: recordedMap(pod) } });
+    slots.push({ instanceId: id, pod, kind, slot: { name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isReady(pod), current: recordedRevisions(pod) ?? new Map() } });
   }
   if (!paused) {
     for (const id of freeIds(occupied, replicas - slots.length)) {
@@ -167,10 +167,7 @@ export function planSync(input: SyncInput): SyncPlan {
   const maxUnavailable = resolveMaxUnavailable(collaSet.spec.updateStrategy?.rollingUpdate?.maxUnavailable, replicas);
   const unavailable = slots.filter((planned) => planned.kind !== "live" || !isAvailable(planned.pod!)).length;
   const policy = collaSet.spec.updateStrategy?.podUpgradePolicy ?? "InPlaceIfPossible";
-  const candidates = slots
-    .filter((planned) => planned.kind === "live")
-    .map((planned) => ({ planned, pod: planned.pod!, available: isAvailable(planned.pod!) }))
-    .sort((a, b) => Number(a.available) - Number(b.available) || a.planned.instanceId - b.planned.instanceId);
+  const candidates = orderForUpdate(slots.filter((planned) => planned.kind === "live").map((planned) => ({ planned, pod: planned.pod!, available: isAvailable(planned.pod!) })));
   const changes: PodChange<Action>[] = [];
   for (const { planned, pod, available } of candidates) {
     const target = desired(planned);
@@ -223,10 +220,6 @@ function freeIds(occupied: ReadonlySet<number>, count: number): number[] {
   const ids: number[] = [];
   for (let id = 0; ids.length < count; id++) if (!occupied.has(id)) ids.push(id);
   return ids;
-}
-
-function recordedMap(pod: LivePod): Map<string, string> {
-  return new Map(podRevisions(pod).revisions.map((entry) => [entry.name, entry.revision]));
 }
 
 function missingRevision(revisions: PodRevisions): string {

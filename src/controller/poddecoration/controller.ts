@@ -7,7 +7,7 @@ import { PodDecorationReconciler, type CachedDecoration } from "./reconciler.ts"
 import { indexDecorationsBySelector, indexPodsForDecorations } from "./pod-indexes.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { ControllerRevision, Pod } from "../../kube/objects.ts";
-import { enqueueRevisionOwners, reconcilerController, type ControllerWiring } from "../reconciler-controller.ts";
+import { enqueueObjects, enqueueRevisionOwners, reconcilerController, type ControllerWiring } from "../reconciler-controller.ts";
 import { serverDryRun } from "../../kube/server-dry-run.ts";
 import type { Controller } from "../runtime/controller.ts";
 import type { Informer } from "../runtime/informer.ts";
@@ -35,7 +35,8 @@ export function podDecorationController(options: PodDecorationControllerOptions)
     clock: options.clock,
     logger: options.logger.child({ controller: "poddecoration" }),
   });
-  const controller = reconcilerController({ ...options, name: "poddecoration", reconcile: reconciler.reconcile, primary: decorations, secondary: [revisions, pods] });
+  const controller = reconcilerController({ ...options, name: "poddecoration", reconcile: reconciler.reconcile, caches: [decorations, revisions, pods] });
+  enqueueObjects(controller, decorations);
   enqueueRevisionOwners(controller, revisions, podDecorationOwnerOf);
   const podKeys = (...changed: Pod[]) => {
     for (const key of podDecorationKeysForPod(decorations.cache, changed)) controller.enqueue(key);

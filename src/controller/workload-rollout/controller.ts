@@ -8,14 +8,13 @@ import type { KubeClient } from "../../kube/client.ts";
 import type { ControllerRevision, KubeObject, Pod } from "../../kube/objects.ts";
 import { Evictions } from "../eviction.ts";
 import { indexPodsForDecorations, podsRecording, selectablePods } from "../poddecoration/pod-indexes.ts";
-import { Controller } from "../runtime/controller.ts";
+import type { Controller } from "../runtime/controller.ts";
 import { Expectations } from "../runtime/expectations.ts";
 import type { Informer } from "../runtime/informer.ts";
-import { defaultControllerRateLimiter, MAX_RETRY_BACKOFF_MS } from "../runtime/rate-limiter.ts";
 import { WorkloadRolloutReconciler } from "./reconciler.ts";
 import type { RolloutReports } from "./reports.ts";
-import { indexPodsByWorkload, workloadKeyOfPod } from "./workloads.ts";
-import type { ControllerWiring, LifecycleOptions } from "../reconciler-controller.ts";
+import { workloadKeyOfPod } from "./workloads.ts";
+import { reconcilerController, type ControllerWiring, type LifecycleOptions } from "../reconciler-controller.ts";
 
 type CachedDecoration = PodDecoration & KubeObject;
 
@@ -30,7 +29,6 @@ export interface WorkloadRolloutControllerOptions extends ControllerWiring {
 
 export function workloadRolloutController(options: WorkloadRolloutControllerOptions): Controller {
   const { pods, decorations, decorationRevisions } = options.informers;
-  indexPodsByWorkload(pods.cache);
   indexPodsForDecorations(pods.cache);
   const reconciler = new WorkloadRolloutReconciler({
     pods: pods.cache,
@@ -46,16 +44,7 @@ export function workloadRolloutController(options: WorkloadRolloutControllerOpti
     logger: options.logger.child({ controller: "workload-rollout" }),
     lifecycle: options.lifecycle,
   });
-  const controller = new Controller({
-    name: "workload-rollout",
-    reconcile: reconciler.reconcile,
-    workers: options.workers ?? 2,
-    rateLimiter: defaultControllerRateLimiter(options.clock, MAX_RETRY_BACKOFF_MS),
-    logger: options.logger,
-    clock: options.clock,
-    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
-    waitForSync: [pods, decorations, decorationRevisions],
-  });
+  const controller = reconcilerController({ ...options, name: "workload-rollout", reconcile: reconciler.reconcile, caches: [pods, decorations, decorationRevisions] });
 
   const podChanged = (pod: Pod) => {
     const key = workloadKeyOfPod(pod);

@@ -12,7 +12,7 @@ import { DecorationError } from "../../decoration/decoration-error.ts";
 import { notInPlace, redecorate, type RevisionChange } from "../../decoration/redecorate.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
 import type { DecorationToApply } from "../../decoration/render.ts";
-import { isMatchedPod, isPodReady, updateOrder, type RolloutPod } from "../../decoration/rollout.ts";
+import { isMatchedPod, isPodReady } from "../../decoration/rollout.ts";
 import type { Pod as EnginePod } from "../../api/pod.ts";
 import type { Pod } from "../../kube/objects.ts";
 import type { JsonPatchOperation } from "../../kube/patch.ts";
@@ -20,7 +20,7 @@ import { decorationTargets } from "../decoration-targets.ts";
 import { DECORATION_OPERATION_ID, hasServiceReadyGate } from "../lifecycle/pod-ops-lifecycle.ts";
 import { isAvailable, isTerminating } from "../pod-availability.ts";
 import { podUpdate } from "../pod-update.ts";
-import { operationInProgress, planUpdateSteps, type LifecycleSettings, type PodChange, type UpdateStep } from "../update-steps.ts";
+import { operationInProgress, orderForUpdate, planUpdateSteps, type LifecycleSettings, type PodChange, type UpdateStep } from "../update-steps.ts";
 import type { PodRolloutReport } from "./reports.ts";
 
 /** Evicts a pod so that its owner recreates it and the webhook renders its targets into the new one. */
@@ -73,9 +73,7 @@ export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
   const reports = new Map<string, PodRolloutReport>();
   const waiting: string[] = [];
   const changes: PodChange<Eviction>[] = [];
-  // Unavailable pods first (updating them costs nothing), then the rollouts' update order.
-  const ordered = updateOrder(live.map((pod) => ({ ...rolloutPod(pod), pod })), "").sort((a, b) => Number(isAvailable(a.pod)) - Number(isAvailable(b.pod)));
-  for (const { pod } of ordered) {
+  for (const { pod, available } of orderForUpdate(live.map((pod) => ({ pod, available: isAvailable(pod) })))) {
     const name = pod.metadata?.name ?? "";
     const recorded = recordedRevisions(pod) ?? new Map<string, string>();
     const target = targets.get(name) ?? new Map<string, string>();
@@ -103,7 +101,6 @@ export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
       report.blocked = { reason: "RenderError", message: change.message };
       continue;
     }
-    const available = isAvailable(pod);
     if (change.kind === "in-place") {
       changes.push({ pod, available, change: { kind: "in-place", operations: change.operations } });
       continue;
@@ -194,8 +191,4 @@ const NEVER_DECORATED_NAMESPACES = new Set(["kube-system", "kube-public", "kube-
 /** A pod whose containers have all terminated for good (a Job's): no rollout touches it, no budget counts it. */
 function isFinished(pod: Pod): boolean {
   return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
-}
-
-function rolloutPod(pod: Pod): RolloutPod {
-  return { name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isPodReady(pod), current: undefined };
 }

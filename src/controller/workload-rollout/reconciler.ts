@@ -23,7 +23,7 @@ import type { Expectations } from "../runtime/expectations.ts";
 import { writeUpdateStep, type StepWriter } from "../update-step-writes.ts";
 import { planWorkload, type WorkloadStep } from "./plan.ts";
 import type { PodRolloutReport, RolloutReports } from "./reports.ts";
-import { parseWorkloadKey, podWorkloadIndex } from "./workloads.ts";
+import { indexPodsByWorkload, parseWorkloadKey, podWorkloadIndex } from "./workloads.ts";
 
 type CachedDecoration = PodDecoration & KubeObject;
 
@@ -55,6 +55,8 @@ export class WorkloadRolloutReconciler {
   readonly #decorations: DecorationRevisions;
 
   constructor(options: WorkloadRolloutReconcilerOptions) {
+    // Every reconcile reads the workload's pods through this index; there is no scan to fall back on.
+    indexPodsByWorkload(options.pods);
     this.#options = options;
     this.#decorations = new DecorationRevisions(options.revisions);
   }

@@ -10,7 +10,7 @@ import { Evictions } from "../../../src/controller/eviction.ts";
 import { Expectations } from "../../../src/controller/runtime/expectations.ts";
 import { WorkloadRolloutReconciler } from "../../../src/controller/workload-rollout/reconciler.ts";
 import { RolloutReports } from "../../../src/controller/workload-rollout/reports.ts";
-import { indexPodsByWorkload, workloadKeyOfPod } from "../../../src/controller/workload-rollout/workloads.ts";
+import { workloadKeyOfPod } from "../../../src/controller/workload-rollout/workloads.ts";
 import { renderPod } from "../../../src/decoration/render.ts";
 import { specRevision } from "../../../src/revision/revision-data.ts";
 import { objectKey, type KubeObject, type Pod } from "../../../src/kube/objects.ts";
@@ -44,7 +44,6 @@ class World {
   #version = 10;
 
   constructor() {
-    indexPodsByWorkload(this.pods);
     const patch = (namespace: string, name: string, operations: JsonPatchOperation[]) => {
       this.writes.push(`patch ${name}`);
       const pod = jsonpatch.applyPatch(structuredClone(this.pods.get(namespace, name)!), operations, true, false).newDocument;
