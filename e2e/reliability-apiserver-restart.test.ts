@@ -6,7 +6,6 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { createKubeClient } from "../src/kube/client.ts";
 import { privateApiServer, type PrivateApiServer } from "./runtime-control-plane.ts";
@@ -64,8 +63,8 @@ describe("kube-apiserver stopped and restarted mid-rollout", () => {
       await apply(decorationYaml(namespace, withMetrics));
       await watch.waitFor(() => (watch.pods().filter(isCollaSetPod).some((pod) => pod.metadata?.deletionTimestamp != null || sidecarsOf(pod).length === 2) ? true : undefined), 60_000, "the rollout to start");
       await api.kill();
-      // Longer than the renew deadline (10 s): the leader stops leading and has to win the lease back.
-      await sleep(15_000);
+      // Down until the leader's renew deadline (10 s) has passed and it has stopped leading: it has to win the lease back.
+      await operator.waitForLog('"msg":"stopped leading"', 60_000);
       const duringOutage = (await collaSetPods(namespace)).map((pod) => `${pod.metadata?.name ?? ""}:${pod.metadata?.deletionTimestamp == null ? "live" : "terminating"}`).sort();
       await api.start();
 

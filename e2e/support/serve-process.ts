@@ -19,6 +19,8 @@ export interface ServeProcess {
   child: ChildProcess;
   /** Everything the process logged so far (JSON lines). */
   logs(): string;
+  /** Resolves once the output contains `text`; rejects when the process exits first, or after `timeoutMs`. */
+  waitForLog(text: string, timeoutMs: number): Promise<void>;
   /** SIGTERM, wait for a clean exit; returns the exit code. */
   stop(): Promise<number | null>;
   /** Sends a signal (e.g. SIGKILL) and waits for the process to end. */
@@ -109,6 +111,7 @@ export async function startServeProcess(options: ServeProcessOptions): Promise<S
     healthPort,
     child,
     logs: () => output,
+    waitForLog: (text, timeoutMs) => waitForOutput(child, () => output, exited, text, timeoutMs),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       const code = await exited;
