@@ -43,10 +43,14 @@ export interface PodLike {
 export function isMatchedPod(decoration: PodDecoration, pod: PodLike): boolean {
   const metadata = pod.metadata ?? {};
   if ((metadata.namespace ?? "") !== (decoration.metadata.namespace ?? "")) return false;
-  if (metadata.deletionTimestamp != null) return false;
+  return isLivePod(pod) && decoration.metadata.deletionTimestamp == null && selectorMatches(decoration.spec.selector, metadata.labels);
+}
+
+/** Neither being deleted nor terminal: a pod a decoration may count as matched. */
+export function isLivePod(pod: PodLike): boolean {
+  if (pod.metadata?.deletionTimestamp != null) return false;
   const phase = pod.status?.phase;
-  if (phase === "Succeeded" || phase === "Failed") return false;
-  return decoration.metadata.deletionTimestamp == null && selectorMatches(decoration.spec.selector, metadata.labels);
+  return phase !== "Succeeded" && phase !== "Failed";
 }
 
 export function isPodReady(pod: PodLike): boolean {

@@ -22,13 +22,22 @@ const selectorShape = Compile(LabelSelectorSchema);
  */
 export function selectorMatches(selector: LabelSelector | null | undefined, labels: Labels | undefined): boolean {
   if (!isSelectorObject(selector)) return false;
+  return matcherOf(selector)(labels ?? {});
+}
+
+/** Whether the selector means what it says: present, of the right shape and valid (else it selects nothing). */
+export function isValidSelector(selector: LabelSelector | null | undefined): boolean {
+  return isSelectorObject(selector) && matcherOf(selector) !== matchesNothing;
+}
+
+function matcherOf(selector: LabelSelector): LabelMatcher {
   let matcher = compiled.get(selector);
   if (matcher === undefined) {
     const parsed = selectorShape.Check(selector) ? parseLabelSelector(selector) : undefined;
     matcher = parsed?.ok === true ? parsed.matches : matchesNothing;
     compiled.set(selector, matcher);
   }
-  return matcher(labels ?? {});
+  return matcher;
 }
 
 /** The label keys a selector's outcome depends on: it cannot change unless one of them does. */

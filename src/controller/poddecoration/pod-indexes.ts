@@ -5,9 +5,12 @@
 // pods that carry one. The decoration cache: by one label requirement of the selector, for the
 // decorations a pod's labels can satisfy. Both answers are supersets (the selector still
 // decides); requirements an index cannot narrow (NotIn, DoesNotExist, an invalid selector) fall
-// back to the narrowest one that can, else to the whole namespace.
+// back to the narrowest one that can, else to the whole namespace. A valid selector of one
+// requirement the label index answers (matchLabels of one pair, In, Exists) is answered
+// exactly: its readers skip the selector (the widest decoration selects every pod).
 import type { PodDecoration } from "../../api/poddecoration.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
+import { isValidSelector } from "../../decoration/selector.ts";
 import type { KubeObject, Pod } from "../../kube/objects.ts";
 import type { IndexFunc, Lister } from "../runtime/cache.ts";
 
@@ -39,9 +42,9 @@ export const decorationSelectorIndex = "selector-requirement";
 
 export const decorationSelectorIndexFunc: IndexFunc<PodDecoration & KubeObject> = (decoration) => {
   const namespace = decoration.metadata.namespace ?? "";
-  const choices = indexChoices(decoration.spec.selector, namespace);
+  const { choices } = indexChoices(decoration.spec.selector, namespace);
   // A selected pod meets every requirement: filing under the one with the fewest values is enough.
-  if (choices === undefined) return [anyLabels(namespace)];
+  if (choices.length === 0) return [anyLabels(namespace)];
   return choices.reduce((fewest, values) => (values.length < fewest.length ? values : fewest));
 };
 
@@ -57,18 +60,13 @@ export function indexDecorationsBySelector(decorations: Lister<PodDecoration & K
 export function decorationsSelectable<D extends PodDecoration & KubeObject>(decorations: Lister<D>, pod: Pod): D[] {
   const namespace = pod.metadata?.namespace ?? "";
   if (!decorations.hasIndex(decorationSelectorIndex)) return decorations.list(namespace);
-  const keys = new Set(decorations.indexKeys(decorationSelectorIndex, anyLabels(namespace)));
+  const selectable = new Set(decorations.byIndex(decorationSelectorIndex, anyLabels(namespace)));
   for (const [key, value] of Object.entries(pod.metadata?.labels ?? {})) {
     for (const indexValue of [labelKey(namespace, key), labelPair(namespace, key, value)]) {
-      for (const decorationKey of decorations.indexKeys(decorationSelectorIndex, indexValue)) keys.add(decorationKey);
+      for (const decoration of decorations.byIndex(decorationSelectorIndex, indexValue)) selectable.add(decoration);
     }
   }
-  const selectable: D[] = [];
-  for (const key of keys) {
-    const decoration = decorations.getByKey(key);
-    if (decoration !== undefined) selectable.push(decoration);
-  }
-  return selectable;
+  return [...selectable];
 }
 
 /** Adds both indexes to the pod cache, once (the PodDecoration controller reads through them). */
@@ -89,44 +87,67 @@ export function podsRecording(pods: Lister<Pod>, decoration: PodDecoration): Pod
  * never). Without the label index, the namespace's pods.
  */
 export function selectablePods(pods: Lister<Pod>, decoration: PodDecoration): Pod[] {
-  const namespace = decoration.metadata.namespace ?? "";
-  if (!pods.hasIndex(podLabelIndex)) return pods.list(namespace);
-  const choices = indexChoices(decoration.spec.selector, namespace);
-  if (choices === undefined) return pods.list(namespace);
-  // The narrowest requirement: each choice is a union of index values (In has several).
-  let narrowest: string[] | undefined;
-  for (const values of choices) {
-    const keys = values.length === 1 ? pods.indexKeys(podLabelIndex, values[0]!) : [...new Set(values.flatMap((value) => pods.indexKeys(podLabelIndex, value)))];
-    if (narrowest === undefined || keys.length < narrowest.length) narrowest = keys;
-    if (narrowest.length === 0) break;
-  }
-  if (narrowest === undefined) return pods.list(namespace);
-  const selected: Pod[] = [];
-  for (const key of narrowest) {
-    const pod = pods.getByKey(key);
-    if (pod !== undefined) selected.push(pod);
-  }
-  return selected;
+  return podsForSelector(pods, decoration).pods;
 }
 
-/** For each requirement the index can answer, the index values whose union holds its pods; undefined: none can. */
-function indexChoices(selector: unknown, namespace: string): string[][] | undefined {
-  if (typeof selector !== "object" || selector === null || Array.isArray(selector)) return undefined;
+/** The pods a decoration's selector may match, and whether it matches each of them. */
+export interface SelectablePods {
+  pods: Pod[];
+  /** The label index answered the selector exactly: every pod is of the namespace and satisfies it. */
+  selected: boolean;
+}
+
+/**
+ * selectablePods, saying when the label index answered exactly (one requirement, valid
+ * selector): the caller then checks the pods' own state only.
+ */
+export function podsForSelector(pods: Lister<Pod>, decoration: PodDecoration): SelectablePods {
+  const namespace = decoration.metadata.namespace ?? "";
+  if (!pods.hasIndex(podLabelIndex)) return { pods: pods.list(namespace), selected: false };
+  const { choices, everyRequirement } = indexChoices(decoration.spec.selector, namespace);
+  if (choices.length === 0) return { pods: pods.list(namespace), selected: false };
+  // The narrowest requirement: each choice is a union of index values (In has several).
+  let narrowest: Pod[] | undefined;
+  for (const values of choices) {
+    const selectable = values.length === 1 ? pods.byIndex(podLabelIndex, values[0]!) : [...new Set(values.flatMap((value) => pods.byIndex(podLabelIndex, value)))];
+    if (narrowest === undefined || selectable.length < narrowest.length) narrowest = selectable;
+    if (narrowest.length === 0) break;
+  }
+  const selected = everyRequirement && choices.length === 1 && isValidSelector(decoration.spec.selector);
+  return { pods: narrowest ?? [], selected };
+}
+
+/**
+ * For each requirement the index can answer, the index values whose union holds its pods
+ * (none: no requirement can narrow), and whether those are all the selector's requirements.
+ */
+function indexChoices(selector: unknown, namespace: string): { choices: string[][]; everyRequirement: boolean } {
+  if (typeof selector !== "object" || selector === null || Array.isArray(selector)) return { choices: [], everyRequirement: false };
   const { matchLabels, matchExpressions } = selector as { matchLabels?: unknown; matchExpressions?: unknown };
   const choices: string[][] = [];
+  let everyRequirement = true;
   if (typeof matchLabels === "object" && matchLabels !== null && !Array.isArray(matchLabels)) {
-    for (const [key, value] of Object.entries(matchLabels)) if (typeof value === "string") choices.push([labelPair(namespace, key, value)]);
+    for (const [key, value] of Object.entries(matchLabels)) {
+      if (typeof value === "string") choices.push([labelPair(namespace, key, value)]);
+      else everyRequirement = false;
+    }
   }
   if (Array.isArray(matchExpressions)) {
     for (const requirement of matchExpressions as unknown[]) {
-      if (typeof requirement !== "object" || requirement === null) continue;
-      const { key, operator, values } = requirement as { key?: unknown; operator?: unknown; values?: unknown };
-      if (typeof key !== "string") continue;
-      if (operator === "Exists") choices.push([labelKey(namespace, key)]);
-      else if (operator === "In" && Array.isArray(values) && values.every((value) => typeof value === "string")) {
-        choices.push((values).map((value) => labelPair(namespace, key, value)));
-      }
+      const choice = requirementChoice(requirement, namespace);
+      if (choice === undefined) everyRequirement = false;
+      else choices.push(choice);
     }
   }
-  return choices.length === 0 ? undefined : choices;
+  return { choices, everyRequirement };
+}
+
+/** The index values whose union holds the pods meeting one matchExpressions requirement; undefined: the index cannot say. */
+function requirementChoice(requirement: unknown, namespace: string): string[] | undefined {
+  if (typeof requirement !== "object" || requirement === null) return undefined;
+  const { key, operator, values } = requirement as { key?: unknown; operator?: unknown; values?: unknown };
+  if (typeof key !== "string") return undefined;
+  if (operator === "Exists") return [labelKey(namespace, key)];
+  if (operator === "In" && Array.isArray(values) && values.every((value) => typeof value === "string")) return values.map((value) => labelPair(namespace, key, value));
+  return undefined;
 }

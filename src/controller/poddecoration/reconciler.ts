@@ -22,7 +22,7 @@ import type { Result } from "../runtime/controller.ts";
 import type { EventRecorder } from "../runtime/event-recorder.ts";
 import { isMatchedPod } from "../../decoration/rollout.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
-import { podsRecording, selectablePods } from "./pod-indexes.ts";
+import { podsForSelector, podsRecording, selectablePods } from "./pod-indexes.ts";
 import { desiredStatus } from "./status.ts";
 import { WorkloadTally, type WorkloadReports } from "./workload-status.ts";
 import { workloadKeyOfPod } from "../workload-rollout/workloads.ts";
@@ -183,9 +183,11 @@ export function decorationStatus(
   reports?: WorkloadReports,
 ): PodDecorationStatus {
   const { namespace = "", name = "" } = decoration.metadata;
+  const selectable = podsForSelector(pods, decoration);
   return desiredStatus({
     decoration,
-    pods: selectablePods(pods, decoration),
+    pods: selectable.pods,
+    podsSelected: selectable.selected,
     updatedRevision,
     collisionCount: decoration.status?.collisionCount ?? 0,
     templateValid,

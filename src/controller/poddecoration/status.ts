@@ -3,7 +3,7 @@
 import type { Condition } from "../../api/kubernetes.ts";
 import type { PodDecoration, PodDecorationStatus } from "../../api/poddecoration.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
-import { isMatchedPod, isPodReady, type PodLike } from "../../decoration/rollout.ts";
+import { isLivePod, isMatchedPod, isPodReady, type PodLike } from "../../decoration/rollout.ts";
 import { withTransition } from "../conditions.ts";
 import { collaSetOwnerOf } from "../../api/owners.ts";
 import { workloadKeyOfPod } from "../workload-rollout/workloads.ts";
@@ -34,6 +34,8 @@ export interface StatusInput {
    * skipped). Cached pods, never mutated: what status reads of each is derived once per object.
    */
   pods: readonly StatusPod[];
+  /** Every pod given is of the decoration's namespace and satisfies its selector (the label index answered it exactly). */
+  podsSelected?: boolean;
   updatedRevision: string | undefined;
   collisionCount: number;
   /** The TemplateValid condition as last determined (without times). */
@@ -43,10 +45,17 @@ export interface StatusInput {
   workloads?: WorkloadTally | undefined;
 }
 
-/** What status reads of a matched pod besides its name: the same for every decoration. */
+/** What status reads of a pod: the same for every decoration. */
 export interface StatusFacts {
-  /** name → revision from the revisions annotation; null when the pod has none (it escaped the webhook). */
-  recorded: ReadonlyMap<string, string> | null;
+  name: string;
+  /** Neither being deleted nor terminal (isLivePod). */
+  live: boolean;
+  /**
+   * The revisions annotation as decoration name, revision, name, revision…; null when the pod
+   * has none (it escaped the webhook). One flat list: read for every pod of every decoration,
+   * it is one object in memory where a Map is several.
+   */
+  recorded: readonly string[] | null;
   ready: boolean;
   /** The controlling CollaSet's name. */
   collaSet: string | undefined;
@@ -63,10 +72,26 @@ export function statusFacts(pod: StatusPod): StatusFacts {
   let facts = factsByPod.get(pod);
   if (facts === undefined) {
     const collaSet = collaSetOwnerOf(pod)?.name;
-    facts = { recorded: recordedRevisions(pod), ready: isPodReady(pod), collaSet, workload: collaSet === undefined ? workloadKeyOfPod(pod) : undefined };
+    const recorded = recordedRevisions(pod);
+    facts = {
+      name: pod.metadata?.name ?? "",
+      live: isLivePod(pod),
+      recorded: recorded === null ? null : [...recorded].flat(),
+      ready: isPodReady(pod),
+      collaSet,
+      workload: collaSet === undefined ? workloadKeyOfPod(pod) : undefined,
+    };
     factsByPod.set(pod, facts);
   }
   return facts;
+}
+
+/** The revision of decoration `name` the pod records, if any. */
+export function recordedRevision(facts: StatusFacts, name: string): string | undefined {
+  const recorded = facts.recorded;
+  if (recorded === null) return undefined;
+  for (let index = 0; index < recorded.length; index += 2) if (recorded[index] === name) return recorded[index + 1];
+  return undefined;
 }
 
 export function desiredStatus(input: StatusInput): PodDecorationStatus {
@@ -81,18 +106,22 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
   let detailBytes = 0;
   let detailPods = 0;
 
-  for (const pod of input.pods) {
-    if (!isMatchedPod(decoration, pod)) continue;
+  // Pods the selector is known to select are matched when live, unless the decoration goes.
+  const podsSelected = input.podsSelected === true;
+  const pods = podsSelected && decoration.metadata.deletionTimestamp != null ? [] : input.pods;
+  for (const pod of pods) {
+    const facts = podsSelected || isMatchedPod(decoration, pod) ? statusFacts(pod) : undefined;
+    if (facts?.live !== true) continue;
     matched++;
-    const { recorded, ready, collaSet, workload } = statusFacts(pod);
-    const revision = recorded?.get(name);
+    const { name: podName, recorded, ready, collaSet, workload } = facts;
+    const revision = recordedRevision(facts, name);
     if (revision !== undefined) injected++;
     const isUpdated = revision !== undefined && revision === updatedRevision;
     if (isUpdated) {
       updated++;
       if (ready) updatedReady++;
     }
-    if (workload !== undefined) input.workloads?.matched(workload, pod.metadata?.name ?? "", isUpdated);
+    if (workload !== undefined) input.workloads?.matched(workload, podName, isUpdated);
     if (collaSet !== undefined) {
       let detail = details.get(collaSet);
       if (detail === undefined) details.set(collaSet, (detail = { affectedReplicas: 0, pods: [] }));
@@ -100,7 +129,7 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
       detailPods++;
       if (listPods && detailBytes <= POD_DETAIL_BUDGET_BYTES) {
         // Escaped: the pod was admitted without any decision about decorations (webhook bypassed).
-        const entry: { name: string; revision?: string; escaped?: boolean } = { name: pod.metadata?.name ?? "" };
+        const entry: { name: string; revision?: string; escaped?: boolean } = { name: podName };
         if (revision !== undefined) entry.revision = revision;
         if (recorded === null) entry.escaped = true;
         detail.pods.push(entry);

@@ -1,6 +1,7 @@
 // An informer's store with client-go's Indexer semantics: objects by namespace/name key,
 // plus named indexes mapping a value (a namespace, an owner uid, a decoration) to the
-// keys of the objects that produce it.
+// objects that produce it. The indexes file the objects themselves, not their keys: a reader
+// of 100,000 pods through an index then skips as many lookups by key.
 import { controllerOf, namespacedKey, objectKey, type KubeObject } from "../../kube/objects.ts";
 
 /** The values an object is filed under in one index. */
@@ -27,8 +28,8 @@ export interface Lister<T extends KubeObject> {
 export class Cache<T extends KubeObject> implements Lister<T> {
   readonly #items = new Map<string, T>();
   readonly #indexFuncs = new Map<string, IndexFunc<T>>();
-  /** index name → value → keys */
-  readonly #indexes = new Map<string, Map<string, Set<string>>>();
+  /** index name → value → objects */
+  readonly #indexes = new Map<string, Map<string, Set<T>>>();
 
   constructor() {
     this.addIndex(namespaceIndex, (object) => [object.metadata?.namespace ?? ""]);
@@ -63,7 +64,7 @@ export class Cache<T extends KubeObject> implements Lister<T> {
     if (this.#indexFuncs.has(name)) throw new Error(`index ${JSON.stringify(name)} already exists`);
     this.#indexFuncs.set(name, indexFunc);
     this.#indexes.set(name, new Map());
-    for (const [key, object] of this.#items) this.#file(name, indexFunc, key, object);
+    for (const object of this.#items.values()) this.#file(name, indexFunc, object);
   }
 
   hasIndex(name: string): boolean {
@@ -71,27 +72,22 @@ export class Cache<T extends KubeObject> implements Lister<T> {
   }
 
   byIndex(name: string, value: string): T[] {
-    const objects: T[] = [];
-    for (const key of this.indexKeys(name, value)) {
-      const object = this.#items.get(key);
-      if (object !== undefined) objects.push(object);
-    }
-    return objects;
-  }
-
-  indexKeys(name: string, value: string): string[] {
     const index = this.#indexes.get(name);
     if (index === undefined) throw new Error(`no index named ${JSON.stringify(name)}`);
     return [...(index.get(value) ?? [])];
+  }
+
+  indexKeys(name: string, value: string): string[] {
+    return this.byIndex(name, value).map(objectKey);
   }
 
   /** Stores object under its key; returns the object it replaced. */
   upsert(object: T): T | undefined {
     const key = objectKey(object);
     const previous = this.#items.get(key);
-    if (previous !== undefined) this.#unfile(key, previous);
+    if (previous !== undefined) this.#unfile(previous);
     this.#items.set(key, object);
-    for (const [name, indexFunc] of this.#indexFuncs) this.#file(name, indexFunc, key, object);
+    for (const [name, indexFunc] of this.#indexFuncs) this.#file(name, indexFunc, object);
     return previous;
   }
 
@@ -99,27 +95,28 @@ export class Cache<T extends KubeObject> implements Lister<T> {
   delete(key: string): T | undefined {
     const previous = this.#items.get(key);
     if (previous === undefined) return undefined;
-    this.#unfile(key, previous);
+    this.#unfile(previous);
     this.#items.delete(key);
     return previous;
   }
 
-  #file(name: string, indexFunc: IndexFunc<T>, key: string, object: T): void {
+  #file(name: string, indexFunc: IndexFunc<T>, object: T): void {
     const index = this.#indexes.get(name)!;
     for (const value of indexFunc(object)) {
-      let keys = index.get(value);
-      if (keys === undefined) index.set(value, (keys = new Set()));
-      keys.add(key);
+      let objects = index.get(value);
+      if (objects === undefined) index.set(value, (objects = new Set()));
+      objects.add(object);
     }
   }
 
-  #unfile(key: string, object: T): void {
+  /** Takes the object out of every index (the very object filed: the one stored under its key). */
+  #unfile(object: T): void {
     for (const [name, indexFunc] of this.#indexFuncs) {
       const index = this.#indexes.get(name)!;
       for (const value of indexFunc(object)) {
-        const keys = index.get(value);
-        keys?.delete(key);
-        if (keys?.size === 0) index.delete(value);
+        const objects = index.get(value);
+        objects?.delete(object);
+        if (objects?.size === 0) index.delete(value);
       }
     }
   }

@@ -5,7 +5,7 @@
 // cache's selector index: the decorations a pod event maps to, a superset of those selecting it.
 import { describe, expect, it } from "vitest";
 import type { PodDecoration } from "../../../src/api/poddecoration.ts";
-import { decorationsSelectable, indexDecorationsBySelector, indexPodsForDecorations, podsRecording, selectablePods } from "../../../src/controller/poddecoration/pod-indexes.ts";
+import { decorationsSelectable, indexDecorationsBySelector, indexPodsForDecorations, podsForSelector, podsRecording, selectablePods } from "../../../src/controller/poddecoration/pod-indexes.ts";
 import { podDecorationKeysForPod } from "../../../src/controller/poddecoration/mappers.ts";
 import type { CachedDecoration } from "../../../src/controller/poddecoration/reconciler.ts";
 import { selectorMatches } from "../../../src/decoration/selector.ts";
@@ -95,6 +95,48 @@ describe("selectablePods", () => {
     const cache = new Cache<Pod>();
     for (const item of pods) cache.upsert(item);
     expect(names(selectablePods(cache, decoration("pd", selectors["matchLabels"])))).toEqual(["api-1", "db-1", "job-1", "web-1", "web-2"]);
+  });
+});
+
+describe("podsForSelector", () => {
+  const exactly = ["matchLabels", "In", "Exists", "no such label"];
+
+  it.each(Object.keys(selectors))("%s: says it answered exactly only when its pods are those the selector selects in the namespace", (name) => {
+    const cache = indexed();
+    const pd = decoration("pd", selectors[name]);
+    const { pods: selectable, selected } = podsForSelector(cache, pd);
+    expect(selected).toBe(exactly.includes(name));
+    expect(names(selectable)).toEqual(names(selectablePods(cache, pd)));
+    if (selected) expect(names(selectable)).toEqual(names(cache.list("shop").filter((item) => selectorMatches(pd.spec.selector, item.metadata?.labels))));
+  });
+
+  it("stays exact after a pod's labels change and after a deletion", () => {
+    const cache = indexed();
+    cache.upsert(pod("db-1", { app: "web" }));
+    cache.upsert(pod("web-2", { app: "api", track: "canary" }));
+    cache.delete("shop/web-1");
+    for (const name of exactly) {
+      const pd = decoration("pd", selectors[name]);
+      const scanned = cache.list("shop").filter((item) => selectorMatches(pd.spec.selector, item.metadata?.labels));
+      expect(podsForSelector(cache, pd)).toEqual({ pods: expect.arrayContaining(scanned) as unknown, selected: true });
+      expect(names(podsForSelector(cache, pd).pods)).toEqual(names(scanned));
+    }
+    // The index hands out the objects now cached, not the ones they replaced.
+    expect(podsForSelector(cache, decoration("pd", selectors["matchLabels"])).pods).toEqual([cache.get("shop", "db-1")]);
+    expect(podsForSelector(cache, decoration("pd", selectors["matchLabels"])).pods[0]).toBe(cache.get("shop", "db-1"));
+  });
+
+  it("is not exact for a selector whose shape or values the API would reject", () => {
+    const cache = indexed();
+    for (const selector of [{ matchLabels: { "bad key!": "web" } }, { matchLabels: { app: "not a value!" } }, { matchExpressions: [{ key: "app", operator: "Exists", values: ["web"] }] }]) {
+      expect(podsForSelector(cache, decoration("pd", selector)).selected).toBe(false);
+    }
+  });
+
+  it("is never exact without the label index", () => {
+    const cache = new Cache<Pod>();
+    for (const item of pods) cache.upsert(item);
+    expect(podsForSelector(cache, decoration("pd", selectors["matchLabels"])).selected).toBe(false);
   });
 });
 

@@ -4,6 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { PodDecoration } from "../../../src/api/poddecoration.ts";
+import { indexPodsForDecorations, podsForSelector } from "../../../src/controller/poddecoration/pod-indexes.ts";
 import { desiredStatus, POD_DETAIL_BUDGET_BYTES, statusFacts, type StatusPod } from "../../../src/controller/poddecoration/status.ts";
 import { formatRevisionsAnnotation, REVISIONS_ANNOTATION } from "../../../src/decoration/recording.ts";
 import type { Pod } from "../../../src/kube/objects.ts";
@@ -125,18 +126,18 @@ describe("what status derives once per cached pod", () => {
     const shape: PodShape = { app: "web", phase: "Running", deleting: false, ready: false, collaSet: "web", recorded: [{ name: "certs", revision: "certs-5b8c9d7f6" }] };
     pods.upsert(shapedPod("web-0", shape));
     const before = pods.get("shop", "web-0")!;
-    expect(statusFacts(before)).toEqual({ recorded: new Map([["certs", "certs-5b8c9d7f6"]]), ready: false, collaSet: "web" });
+    expect(statusFacts(before)).toEqual({ name: "web-0", live: true, recorded: ["certs", "certs-5b8c9d7f6"], ready: false, collaSet: "web" });
     expect(statusOf(decoration(), pods.list())).toMatchObject({ injectedPods: 1, updatedPods: 0, updatedReadyPods: 0 });
 
     pods.upsert(shapedPod("web-0", { ...shape, ready: true, collaSet: "api", recorded: [{ name: "certs", revision: REVISION }] }));
     const after = pods.get("shop", "web-0")!;
-    expect(statusFacts(after)).toEqual({ recorded: new Map([["certs", REVISION]]), ready: true, collaSet: "api" });
+    expect(statusFacts(after)).toEqual({ name: "web-0", live: true, recorded: ["certs", REVISION], ready: true, collaSet: "api" });
     expect(statusOf(decoration(), pods.list())).toMatchObject({ updatedPods: 1, updatedReadyPods: 1, details: [{ collaSet: "api", affectedReplicas: 1 }] });
     // The old object's facts stay what they were: it was never mutated.
     expect(statusFacts(before).ready).toBe(false);
   });
 
-  it("counts what the pods say now, however the cached pods change", () => {
+  it("counts what the pods say now, however the cached pods change (also through the label index)", () => {
     // Each decoration with what its selector selects, and the status its pods' shapes make.
     const decorations: [PodDecoration, (shape: PodShape) => boolean][] = [
       [decoration(), (shape) => shape.app === "web"],
@@ -165,6 +166,7 @@ describe("what status derives once per cached pod", () => {
     fc.assert(
       fc.property(fc.array(podShape, { minLength: 1, maxLength: 12 }), fc.array(changes, { minLength: 1, maxLength: 4 }), (initial, rounds) => {
         const pods = new FrozenCache<Pod>();
+        indexPodsForDecorations(pods);
         const shapes = new Map<string, PodShape>();
         const place = (index: number, shape: PodShape) => {
           const name = `pod-${String(index % initial.length).padStart(2, "0")}`;
@@ -175,7 +177,13 @@ describe("what status derives once per cached pod", () => {
         // Round 0 derives every pod's facts; later rounds change some pods, the status must follow.
         for (const round of [[], ...rounds]) {
           for (const [index, shape] of round) place(index, shape);
-          for (const [pd, selects] of decorations) expect(statusOf(pd, pods.list())).toMatchObject(expected(pd, selects, shapes));
+          for (const [pd, selects] of decorations) {
+            expect(statusOf(pd, pods.list())).toMatchObject(expected(pd, selects, shapes));
+            // The index answers these selectors exactly: the status skips the selector.
+            const selectable = podsForSelector(pods, pd);
+            expect(selectable.selected).toBe(true);
+            expect(desiredStatus({ decoration: pd, pods: selectable.pods, podsSelected: true, updatedRevision: REVISION, collisionCount: 0, templateValid: TEMPLATE_VALID, now: "2026-11-24T00:00:00Z" })).toEqual(statusOf(pd, pods.list()));
+          }
         }
       }),
       { numRuns: 200 },
