@@ -31,6 +31,31 @@ function fixedRateCaveat(section: Record<string, unknown>): string | undefined {
   return achieved < rate * 0.98 ? `unreliable: only ${achieved} of ${rate} req/s achieved` : busyMachine(section);
 }
 
+/** A pod webhook server's throughput over the bare server's; `ratios` is where its ratios are in the section. */
+function throughputRatio(path: string, server: string, ratios: readonly string[], measures: string): Metric {
+  return {
+    path,
+    measures,
+    target: { kind: "atLeast", value: 0.7, text: "≥ 70%" },
+    format: (value, section) =>
+      `${fixed(value * 100, 1)}% (${String(detail(section, [server, "saturation", "rps"]))} / ${String(detail(section, ["bare", "saturation", "rps"]))} req/s; by server CPU per request ` +
+      `${fixed(Number(detail(section, [...ratios, "cpuThroughputRatio"])) * 100, 1)}%: ${String(detail(section, [server, "saturation", "serverCpuMicrosPerRequest"]))} vs ${String(detail(section, ["bare", "saturation", "serverCpuMicrosPerRequest"]))} µs)`,
+    caveat: starvedServer,
+  };
+}
+
+/** A pod webhook server's p99 at the fixed rate over the bare server's. */
+function p99Ratio(path: string, server: string, measures: string): Metric {
+  return {
+    path,
+    measures,
+    target: { kind: "atMost", value: 1.5, text: "≤ 1.5×" },
+    format: (value, section) =>
+      `${fixed(value, 2)}× (${String(detail(section, [server, "fixedRate", "exactP99Ms"]))} vs ${String(detail(section, ["bare", "fixedRate", "exactP99Ms"]))} ms)`,
+    caveat: fixedRateCaveat,
+  };
+}
+
 export const metrics: readonly Metric[] = [
   {
     path: "engine.renderMicros",
@@ -38,24 +63,9 @@ export const metrics: readonly Metric[] = [
     target: { kind: "below", value: 100, text: "< 100 µs" },
     format: (value, section) => `${fixed(value, 1)} µs (thread CPU ${String(detail(section, ["cpuMicros"]))} µs per pod)`,
   },
-  {
-    path: "webhook.throughputRatio",
-    measures: "webhook: pod webhook req/s ÷ bare server req/s (same stack, same AdmissionReview, `allowed: true`), both at saturation, server pinned to one core, HTTPS keep-alive, 10 connections (autocannon); 50 decorations, 5 matching; replicas of one pod template (a scale-up: answered from memory after the first)",
-    target: { kind: "atLeast", value: 0.7, text: "≥ 70%" },
-    format: (value, section) =>
-      `${fixed(value * 100, 1)}% (${String(detail(section, ["rps"]))} / ${String(detail(section, ["bare", "saturation", "rps"]))} req/s; by server CPU per request ` +
-      `${fixed(Number(detail(section, ["cpuThroughputRatio"])) * 100, 1)}%: ${String(detail(section, ["decorate", "saturation", "serverCpuMicrosPerRequest"]))} vs ${String(detail(section, ["bare", "saturation", "serverCpuMicrosPerRequest"]))} µs)`,
-    caveat: starvedServer,
-  },
-  {
-    path: "webhook.distinctPods.throughputRatio",
-    measures: "webhook: the same ratio with a different pod in every request (every one rendered)",
-    target: { kind: "atLeast", value: 0.7, text: "≥ 70%" },
-    format: (value, section) =>
-      `${fixed(value * 100, 1)}% (${String(detail(section, ["decorateDistinct", "saturation", "rps"]))} / ${String(detail(section, ["bare", "saturation", "rps"]))} req/s; by server CPU per request ` +
-      `${fixed(Number(detail(section, ["distinctPods", "cpuThroughputRatio"])) * 100, 1)}%: ${String(detail(section, ["decorateDistinct", "saturation", "serverCpuMicrosPerRequest"]))} vs ${String(detail(section, ["bare", "saturation", "serverCpuMicrosPerRequest"]))} µs)`,
-    caveat: starvedServer,
-  },
+  throughputRatio("webhook.throughputRatio", "decorate", [],
+    "webhook: pod webhook req/s ÷ bare server req/s (same stack, same AdmissionReview, `allowed: true`), both at saturation, server pinned to one core, HTTPS keep-alive, 10 connections (autocannon); 50 decorations, 5 matching; replicas of one pod template (a scale-up: answered from memory after the first)"),
+  throughputRatio("webhook.distinctPods.throughputRatio", "decorateDistinct", ["distinctPods"], "webhook: the same ratio with a different pod in every request (every one rendered)"),
   {
     path: "webhook.p99Ms",
     measures: "webhook: pod webhook p99 latency at a fixed 1,000 req/s, server pinned to one core (autocannon, whole ms, corrected for coordinated omission)",
@@ -65,22 +75,9 @@ export const metrics: readonly Metric[] = [
       `bare server ${String(detail(section, ["bare", "fixedRate", "p99Ms"]))} ms)`,
     caveat: fixedRateCaveat,
   },
-  {
-    path: "webhook.p99Ratio",
-    measures: "webhook: pod webhook p99 ÷ bare server p99 at the same fixed 1,000 req/s in the same run (raw response times, µs resolution), server pinned to one core",
-    target: { kind: "atMost", value: 1.5, text: "≤ 1.5×" },
-    format: (value, section) =>
-      `${fixed(value, 2)}× (${String(detail(section, ["decorate", "fixedRate", "exactP99Ms"]))} vs ${String(detail(section, ["bare", "fixedRate", "exactP99Ms"]))} ms)`,
-    caveat: fixedRateCaveat,
-  },
-  {
-    path: "webhook.distinctPods.p99Ratio",
-    measures: "webhook: the same p99 ratio with a different pod in every request",
-    target: { kind: "atMost", value: 1.5, text: "≤ 1.5×" },
-    format: (value, section) =>
-      `${fixed(value, 2)}× (${String(detail(section, ["decorateDistinct", "fixedRate", "exactP99Ms"]))} vs ${String(detail(section, ["bare", "fixedRate", "exactP99Ms"]))} ms)`,
-    caveat: fixedRateCaveat,
-  },
+  p99Ratio("webhook.p99Ratio", "decorate",
+    "webhook: pod webhook p99 ÷ bare server p99 at the same fixed 1,000 req/s in the same run (raw response times, µs resolution), server pinned to one core"),
+  p99Ratio("webhook.distinctPods.p99Ratio", "decorateDistinct", "webhook: the same p99 ratio with a different pod in every request"),
   {
     path: "webhook.rps",
     measures: "webhook: pod webhook req/s at saturation, server pinned to one core",
