@@ -1,13 +1,16 @@
 // The pod webhook's memory of its recent answers. Pods created from one template (a
-// ReplicaSet's, a CollaSet's, a Job's) reach the webhook as the same object again and again, a
-// scale-up as a burst of them; each answer is a pure function of the pod object, the requester's
-// standing, the namespace's decorations and the ControllerRevision data rendering read. An answer
-// is given again only while all of those are still the same objects: the caches replace an
-// object when it changes, never change it, so identity says "unchanged" exactly.
+// ReplicaSet's, a CollaSet's, a Job's) reach the webhook as one object again and again, a
+// scale-up as a burst of them, but for what replica-identity.ts sets aside; each answer is a
+// pure function of that identity, the requester's standing, the namespace's decorations and the
+// ControllerRevision data rendering read. An answer is given again only while all of those are
+// still the same objects: the caches replace an object when it changes, never change it, so
+// identity says "unchanged" exactly. An answer that stands for a token volume's name is kept
+// only while no decoration or revision mentions such names, so that the name is opaque to it.
 // Bounded in entries and in bytes: hostile input can only push answers out, never grow it.
 import type { PodDecoration } from "../api/poddecoration.ts";
 import type { DecorationSource } from "../decoration/updated-revisions.ts";
 import type { AdmissionResponse } from "./admission-review.ts";
+import { occurrences, TOKEN_VOLUME_PLACEHOLDER, TOKEN_VOLUME_PREFIX } from "./replica-identity.ts";
 import type { AdmissionDecision } from "./server.ts";
 
 export interface DecisionMemoLimits {
@@ -31,13 +34,32 @@ interface Entry {
   decorations: readonly PodDecoration[];
   reads: readonly RevisionRead[];
   response: Omit<AdmissionResponse, "uid">;
+  /**
+   * With a token volume: the patch as JSON text and the warnings, with the placeholder for its
+   * name, where they name it (most patches do not: the stored base64 then serves every replica).
+   */
+  withPlaceholder?: { patch: string | undefined; warnings: readonly string[] | undefined };
   result: AdmissionDecision["result"];
   characters: number;
+}
+
+/** Whether a decoration or revision data mentions token volume names; per (frozen) object. */
+const mentionsTokenVolumes = new WeakMap<object, boolean>();
+
+function mentionsTokenVolume(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return typeof value === "string" && value.includes(TOKEN_VOLUME_PREFIX);
+  let mentions = mentionsTokenVolumes.get(value);
+  if (mentions === undefined) {
+    mentions = JSON.stringify(value).includes(TOKEN_VOLUME_PREFIX);
+    mentionsTokenVolumes.set(value, mentions);
+  }
+  return mentions;
 }
 
 export class DecisionMemo {
   readonly #limits: DecisionMemoLimits;
   readonly #source: DecorationSource;
+  readonly #onRemembered: (() => void) | undefined;
   /** Least recently used first (a Map keeps insertion order). */
   readonly #entries = new Map<string, Entry>();
   #characters = 0;
@@ -46,9 +68,10 @@ export class DecisionMemo {
   /** What rendering reads from: `source`, noting the revision data each answer depended on. */
   readonly source: DecorationSource;
 
-  constructor(source: DecorationSource, limits: DecisionMemoLimits = DEFAULT_DECISION_MEMO_LIMITS) {
+  constructor(source: DecorationSource, limits: DecisionMemoLimits = DEFAULT_DECISION_MEMO_LIMITS, onRemembered?: () => void) {
     this.#source = source;
     this.#limits = limits;
+    this.#onRemembered = onRemembered;
     this.source = {
       decorations: (namespace) => source.decorations(namespace),
       revisionData: (namespace, name) => {
@@ -66,16 +89,18 @@ export class DecisionMemo {
   /**
    * The answer for `uid` to the pod `key` stands for, given the namespace's `decorations`:
    * remembered when still valid, else from `decide` (which renders from `this.source`), and
-   * remembered unless it is an error (an internal error may not repeat).
+   * remembered unless it is an error (an internal error may not repeat). `tokenVolume`: the
+   * name the key's placeholder stands for in this pod (replica-identity.ts).
    */
-  answer(uid: string, key: string, decorations: readonly PodDecoration[], decide: () => AdmissionDecision): AdmissionDecision {
+  answer(uid: string, key: string, tokenVolume: string | undefined, decorations: readonly PodDecoration[], decide: () => AdmissionDecision): AdmissionDecision {
     if (key.length > this.#limits.keyCharacters) return decide();
     const remembered = this.#entries.get(key);
     if (remembered !== undefined && this.#stillValid(remembered, decorations)) {
       // Most recently used goes last.
       this.#entries.delete(key);
       this.#entries.set(key, remembered);
-      return { response: { uid, ...remembered.response }, result: remembered.result };
+      this.#onRemembered?.();
+      return { response: { uid, ...remembered.response, ...withTokenVolume(remembered, tokenVolume) }, result: remembered.result };
     }
     if (remembered !== undefined) this.#forget(key, remembered);
     const reads: RevisionRead[] = [];
@@ -86,7 +111,7 @@ export class DecisionMemo {
     } finally {
       this.#reads = undefined;
     }
-    if (decision.result !== "error") this.#remember(key, decorations, reads, decision);
+    if (decision.result !== "error") this.#remember(key, tokenVolume, decorations, reads, decision);
     return decision;
   }
 
@@ -98,12 +123,18 @@ export class DecisionMemo {
     return entry.reads.every((read) => this.#source.revisionData(read.namespace, read.name) === read.data);
   }
 
-  #remember(key: string, decorations: readonly PodDecoration[], reads: readonly RevisionRead[], decision: AdmissionDecision): void {
+  #remember(key: string, tokenVolume: string | undefined, decorations: readonly PodDecoration[], reads: readonly RevisionRead[], decision: AdmissionDecision): void {
     const { uid: _uid, ...response } = decision.response;
-    const characters = key.length + (response.patch?.length ?? 0) + (response.warnings ?? []).reduce((sum, warning) => sum + warning.length, 0);
+    let withPlaceholder: Entry["withPlaceholder"];
+    if (tokenVolume !== undefined) {
+      if (decorations.some(mentionsTokenVolume) || reads.some((read) => mentionsTokenVolume(read.data))) return;
+      withPlaceholder = placeholderFor(response, tokenVolume);
+      if (withPlaceholder === undefined) return;
+    }
+    const characters = key.length + (response.patch?.length ?? 0) + (withPlaceholder?.patch?.length ?? 0) + 2 * (response.warnings ?? []).reduce((sum, warning) => sum + warning.length, 0);
     if (characters > this.#limits.characters) return;
     if (response.warnings !== undefined) Object.freeze(response.warnings);
-    const entry: Entry = { decorations: [...decorations], reads, response: Object.freeze(response), result: decision.result, characters };
+    const entry: Entry = { decorations: [...decorations], reads, response: Object.freeze(response), ...(withPlaceholder === undefined ? {} : { withPlaceholder }), result: decision.result, characters };
     this.#entries.set(key, entry);
     this.#characters += characters;
     for (const [oldest, evicted] of this.#entries) {
@@ -116,4 +147,29 @@ export class DecisionMemo {
     this.#entries.delete(key);
     this.#characters -= entry.characters;
   }
+}
+
+/**
+ * The patch (as JSON text) and warnings with the placeholder for `tokenVolume`; undefined when
+ * they mention a token volume name other than it (then the answer is this pod's alone).
+ */
+function placeholderFor(response: Omit<AdmissionResponse, "uid">, tokenVolume: string): Entry["withPlaceholder"] {
+  const patch = response.patch === undefined ? undefined : Buffer.from(response.patch, "base64").toString("utf8");
+  const texts = [patch ?? "", ...(response.warnings ?? [])];
+  if (texts.some((text) => occurrences(text, TOKEN_VOLUME_PREFIX) !== occurrences(text, tokenVolume))) return undefined;
+  const names = (text: string) => text.includes(tokenVolume);
+  return {
+    patch: patch !== undefined && names(patch) ? patch.replaceAll(tokenVolume, TOKEN_VOLUME_PLACEHOLDER) : undefined,
+    warnings: response.warnings?.some(names) === true ? Object.freeze(response.warnings.map((warning) => warning.replaceAll(tokenVolume, TOKEN_VOLUME_PLACEHOLDER))) : undefined,
+  };
+}
+
+/** The remembered patch and warnings written for a replica whose token volume is `tokenVolume`. */
+function withTokenVolume(entry: Entry, tokenVolume: string | undefined): Partial<AdmissionResponse> {
+  if (entry.withPlaceholder === undefined || tokenVolume === undefined) return {};
+  const { patch, warnings } = entry.withPlaceholder;
+  return {
+    ...(patch === undefined ? {} : { patch: Buffer.from(patch.replaceAll(TOKEN_VOLUME_PLACEHOLDER, tokenVolume)).toString("base64") }),
+    ...(warnings === undefined ? {} : { warnings: warnings.map((warning) => warning.replaceAll(TOKEN_VOLUME_PLACEHOLDER, tokenVolume)) }),
+  };
 }

@@ -13,6 +13,7 @@ import { newPodRevisions, type DecorationSource } from "../decoration/updated-re
 import { allow, allowWithPatch, deny, type AdmissionRequest } from "./admission-review.ts";
 import { createJsonPatch } from "./json-patch.ts";
 import { DecisionMemo, type DecisionMemoLimits } from "./decision-memo.ts";
+import { replicaIdentity } from "./replica-identity.ts";
 import { unrenderableReason } from "./renderable-pod.ts";
 import { hasRecording, recordingOf, requesterName, withoutRecording, type RequesterTrust } from "./requester-trust.ts";
 import type { AdmissionDecision, SynchronousAdmissionHandler } from "./server.ts";
@@ -27,12 +28,14 @@ export interface PodMutationOptions {
   onInternalError?: (error: unknown) => void;
   /** How many recent answers are kept for pods that come again (a template's replicas). */
   memoLimits?: DecisionMemoLimits;
+  /** Told each time a remembered answer is given. */
+  onRemembered?: () => void;
 }
 
 type Metadata = NonNullable<Pod["metadata"]>;
 
 export function podMutation(options: PodMutationOptions): SynchronousAdmissionHandler {
-  const memo = new DecisionMemo(options.source, options.memoLimits);
+  const memo = new DecisionMemo(options.source, options.memoLimits, options.onRemembered);
   // A new pod gets the revision its decoration's rollout gives it (DESIGN §5, newPodRevision).
   const revisionFor = newPodRevisions(memo.source);
   return (request) => {
@@ -55,8 +58,9 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
     }
     // Everything the answer depends on besides the decorations and revisions the memo checks
     // (the pod is known by now to nest no deeper than the JSON text can be written from).
-    const key = `${namespace}\n${trusted ? "trusted" : "untrusted"}\n${forged ? requesterName(request.userInfo) : ""}\n${JSON.stringify(object)}`;
-    return memo.answer(request.uid, key, decorations, () => render(request, object, namespace, decorations, forged));
+    const identity = replicaIdentity(object);
+    const key = `${namespace}\n${trusted ? "trusted" : "untrusted"}\n${forged ? requesterName(request.userInfo) : ""}\n${identity.text}`;
+    return memo.answer(request.uid, key, identity.tokenVolume, decorations, () => render(request, object, namespace, decorations, forged));
   };
 
   function render(request: AdmissionRequest, object: Record<string, unknown>, namespace: string, decorations: readonly PodDecoration[], forged: boolean): AdmissionDecision {

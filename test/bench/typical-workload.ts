@@ -93,6 +93,33 @@ export function typicalDecorations(): PodDecoration[] {
   });
 }
 
+const TOKEN_MOUNT = "/var/run/secrets/kubernetes.io/serviceaccount";
+const GENERATED_NAME_CHARACTERS = "bcdfghjklmnpqrstvwxz2456789";
+
+/**
+ * The pod as the API server hands it to webhooks: its managed fields written, and the
+ * ServiceAccount admission plugin's token volume, named `kube-api-access-` and five random
+ * characters, mounted into every container. Each call names the volume anew, as the plugin does.
+ */
+export function asAdmissionSeesIt(pod: Pod, now = new Date()): Pod {
+  const suffix = Array.from({ length: 5 }, () => GENERATED_NAME_CHARACTERS[Math.floor(Math.random() * GENERATED_NAME_CHARACTERS.length)]).join("");
+  const tokenVolume = `kube-api-access-${suffix}`;
+  const mount = { name: tokenVolume, readOnly: true, mountPath: TOKEN_MOUNT };
+  const spec = pod.spec!;
+  return {
+    ...pod,
+    metadata: {
+      ...pod.metadata,
+      managedFields: [{ manager: "kube-controller-manager", operation: "Update", apiVersion: "v1", time: now.toISOString().replace(/\.\d+Z$/, "Z"), fieldsType: "FieldsV1", fieldsV1: { "f:metadata": { "f:generateName": {}, "f:labels": {} }, "f:spec": { "f:containers": {} } } }],
+    },
+    spec: {
+      ...spec,
+      containers: spec.containers.map((container) => ({ ...container, volumeMounts: [...(container.volumeMounts ?? []), mount] })),
+      volumes: [...(spec.volumes ?? []), { name: tokenVolume, projected: { defaultMode: 420, sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: "token" } }, { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } }] } }],
+    },
+  };
+}
+
 /** A pod CREATE as the API server sends it for a workload controller, as JSON text. */
 export function podAdmissionReview(pod: Pod, namespace: string = NAMESPACE): string {
   return JSON.stringify({

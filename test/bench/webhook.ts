@@ -3,7 +3,8 @@
 // 50 decorations (5 matching) and for a bare server of the same stack answering allowed: true.
 // The pod webhook is measured twice: with replicas of one pod template (what a scale-up sends;
 // answered from the webhook's memory after the first) and with a different pod in every request
-// (a label differs, so every one is rendered).
+// (a label differs, so every one is rendered). Every request carries the pod as the API server
+// sends it to webhooks: managed fields, and a token volume with a name of its own.
 // Each server runs in its own process pinned to one core; autocannon drives it from this one
 // (which `make bench` pins to the other core).
 //   node test/bench/webhook.ts [--json]        (BENCH_SECONDS=10 per measurement)
@@ -14,7 +15,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { percentile } from "./statistics.ts";
-import { podAdmissionReview, typicalPod } from "./typical-workload.ts";
+import { asAdmissionSeesIt, podAdmissionReview, typicalPod } from "./typical-workload.ts";
 
 export interface LoadFigures {
   rps: number;
@@ -90,7 +91,7 @@ async function startServer(mode: "decorate" | "bare"): Promise<{ port: number; c
 function body(distinctBy?: number): string {
   const pod = typicalPod();
   if (distinctBy !== undefined) pod.metadata!.labels!["pod-template-hash"] = `h${distinctBy}`;
-  return podAdmissionReview(pod);
+  return podAdmissionReview(asAdmissionSeesIt(pod));
 }
 
 const clockTicksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
@@ -114,7 +115,7 @@ function load(port: number, serverPid: number, options: { durationSeconds: numbe
       method: "POST",
       headers: { "content-type": "application/json" },
       body: body(),
-      ...(options.pods === "distinct" ? { requests: [{ setupRequest: (request: object) => ({ ...request, body: body(serial++) }) }] } : {}),
+      requests: [{ setupRequest: (request: object) => ({ ...request, body: body(options.pods === "distinct" ? serial++ : undefined) }) }],
       connections: CONNECTIONS,
       duration: options.durationSeconds,
       ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),

@@ -6,6 +6,8 @@ import { DecisionMemo, type DecisionMemoLimits } from "../../src/webhook/decisio
 import { podMutation } from "../../src/webhook/pod-mutation.ts";
 import { trustNobody } from "../../src/webhook/requester-trust.ts";
 import type { AdmissionDecision } from "../../src/webhook/server.ts";
+import { typicalDecorations } from "../bench/typical-workload.ts";
+import { replica } from "./replica-fixture.ts";
 
 function decoration(name: string, image: string): PodDecoration {
   return Object.freeze({
@@ -26,17 +28,9 @@ function patchText(decision: AdmissionDecision): string {
   return Buffer.from(decision.response.patch ?? "", "base64").toString();
 }
 
-/** A source that counts how often rendering asked for revision data: once per decoration per render here. */
-function countingSource(decorations: () => readonly PodDecoration[]) {
-  const counts = { revisionReads: 0 };
-  const source: DecorationSource = {
-    decorations: () => decorations(),
-    revisionData: () => {
-      counts.revisionReads++;
-      return undefined;
-    },
-  };
-  return { source, counts };
+/** The namespace's decorations as the cache holds them, no revisions stored. */
+function cachedSource(decorations: () => readonly PodDecoration[]): DecorationSource {
+  return { decorations: () => decorations(), revisionData: () => undefined };
 }
 
 const allowed = (uid: string, patch: string): AdmissionDecision => ({ response: { uid, allowed: true, patchType: "JSONPatch", patch }, result: "injected" });
@@ -44,17 +38,20 @@ const limits = (overrides: Partial<DecisionMemoLimits>): DecisionMemoLimits => (
 
 describe("the pod webhook's memory of recent answers", () => {
   it("answers a replica of a pod it has just decorated with the same patch under the new request's uid", () => {
-    const { source } = countingSource(() => [decoration("logging", "fluent-bit:3.0")]);
-    const handler = podMutation({ source, onDecorationError: "reject", trustRequester: trustNobody });
+    const cached = [decoration("logging", "fluent-bit:3.0")];
+    const source = cachedSource(() => cached);
+    let remembered = 0;
+    const handler = podMutation({ source, onDecorationError: "reject", trustRequester: trustNobody, onRemembered: () => remembered++ });
     const first = handler(request("u1"));
     const second = handler(request("u2"));
     expect(first.result).toBe("injected");
     expect(second).toEqual({ ...first, response: { ...first.response, uid: "u2" } });
+    expect(remembered).toBe(1);
   });
 
   it("renders again once a decoration is replaced in the cache, and never answers from the old one", () => {
     let current = [decoration("logging", "fluent-bit:3.0")];
-    const { source } = countingSource(() => current);
+    const source = cachedSource(() => current);
     const handler = podMutation({ source, onDecorationError: "reject", trustRequester: trustNobody });
     expect(patchText(handler(request("u1")))).toContain("fluent-bit:3.0");
     current = [decoration("logging", "fluent-bit:3.1")];
@@ -65,7 +62,7 @@ describe("the pod webhook's memory of recent answers", () => {
 
   it("renders again when the namespace gains a decoration", () => {
     let current = [decoration("logging", "fluent-bit:3.0")];
-    const { source } = countingSource(() => current);
+    const source = cachedSource(() => current);
     const handler = podMutation({ source, onDecorationError: "reject", trustRequester: trustNobody });
     handler(request("u1"));
     current = [...current, decoration("mesh", "proxy:1.24")];
@@ -73,7 +70,7 @@ describe("the pod webhook's memory of recent answers", () => {
   });
 
   it("tells pods apart by their whole object: a changed label is a different pod", () => {
-    const { source } = countingSource(() => [decoration("logging", "fluent-bit:3.0")]);
+    const source = cachedSource(() => [decoration("logging", "fluent-bit:3.0")]);
     const handler = podMutation({ source, onDecorationError: "reject", trustRequester: trustNobody });
     expect(handler(request("u1")).response.patch).toBeDefined();
     const other = { ...structuredClone(pod), metadata: { generateName: "web-", labels: { app: "other" } } };
@@ -81,13 +78,56 @@ describe("the pod webhook's memory of recent answers", () => {
   });
 
   it("names each requester in the warning about forged bookkeeping, though their pods are the same", () => {
-    const { source } = countingSource(() => [decoration("logging", "fluent-bit:3.0")]);
+    const source = cachedSource(() => [decoration("logging", "fluent-bit:3.0")]);
     const handler = podMutation({ source, onDecorationError: "reject", trustRequester: trustNobody });
     const forged = { ...structuredClone(pod), metadata: { generateName: "web-", labels: { app: "web", "poddecoration.kusionstack.io/pd-logging": "x" } } };
     const fromAlice = handler(request("u1", { object: structuredClone(forged), userInfo: { username: "alice" } }));
     const fromBob = handler(request("u2", { object: structuredClone(forged), userInfo: { username: "bob" } }));
     expect(fromAlice.response.warnings?.[0]).toContain("alice");
     expect(fromBob.response.warnings?.[0]).toContain("bob");
+  });
+
+  it("answers a replica with its own token volume's name exactly as rendering it afresh would", () => {
+    const decorations = Object.freeze(typicalDecorations().map((pd) => Object.freeze({ ...pd, metadata: { ...pd.metadata, namespace: "team-a" } })));
+    const source: DecorationSource = { decorations: () => decorations, revisionData: () => undefined };
+    let remembered = 0;
+    const remembering = podMutation({ source, onDecorationError: "reject", trustRequester: trustNobody, onRemembered: () => remembered++ });
+    const rendering = podMutation({ source, onDecorationError: "reject", trustRequester: trustNobody, memoLimits: limits({ entries: 0 }) });
+    const pods = [replica("kube-api-access-7qm2x"), replica("kube-api-access-b4k9z", "2026-11-24T21:00:01Z"), replica("kube-api-access-zz2xx")];
+    for (const pod of pods) Object.assign(pod.metadata.labels, { tier: "frontend" });
+    const answers = pods.map((pod, index) => remembering(request(`u${index}`, { object: structuredClone(pod) })));
+    pods.forEach((pod, index) => expect(answers[index]).toEqual(rendering(request(`u${index}`, { object: structuredClone(pod) }))));
+    expect(answers[0]!.result).toBe("injected");
+    expect(remembered).toBe(2);
+  });
+
+  it("writes the replica's own token volume name where the remembered answer had another's", () => {
+    const memo = new DecisionMemo({ decorations: () => [], revisionData: () => undefined }, limits({}));
+    let decided = 0;
+    const decide = (name: string) => (): AdmissionDecision => {
+      decided++;
+      return { response: { uid: "u", allowed: true, patchType: "JSONPatch", patch: Buffer.from(`[{"op":"add","path":"/x","value":"${name}"}]`).toString("base64"), warnings: [`saw ${name}`] }, result: "injected" };
+    };
+    memo.answer("u1", "pod\u0000", "kube-api-access-7qm2x", [], decide("kube-api-access-7qm2x"));
+    const second = memo.answer("u2", "pod\u0000", "kube-api-access-b4k9z", [], decide("kube-api-access-b4k9z"));
+    expect(decided).toBe(1);
+    expect(Buffer.from(second.response.patch ?? "", "base64").toString()).toBe('[{"op":"add","path":"/x","value":"kube-api-access-b4k9z"}]');
+    expect(second.response.warnings).toEqual(["saw kube-api-access-b4k9z"]);
+  });
+
+  it("does not stand a token volume's name for others' when a decoration or the answer mentions such names", () => {
+    const mentioning = decoration("logging", "fluent-bit:3.0");
+    const withVolume = Object.freeze({ ...mentioning, spec: { ...mentioning.spec, template: { volumes: [{ name: "kube-api-access-aaaaa", emptyDir: {} }] } } });
+    const memo = new DecisionMemo({ decorations: () => [], revisionData: () => undefined }, limits({}));
+    let decided = 0;
+    const decide = (value: string) => (): AdmissionDecision => (decided++, allowed("u", Buffer.from(`"${value}"`).toString("base64")));
+    memo.answer("u1", "a", "kube-api-access-7qm2x", [withVolume], decide("x"));
+    memo.answer("u2", "a", "kube-api-access-b4k9z", [withVolume], decide("x"));
+    expect(decided).toBe(2);
+    memo.answer("u3", "b", "kube-api-access-7qm2x", [], decide("kube-api-access-ccccc"));
+    memo.answer("u4", "b", "kube-api-access-b4k9z", [], decide("kube-api-access-ccccc"));
+    expect(decided).toBe(4);
+    expect(memo.size).toBe(0);
   });
 
   it("decides again when revision data an answer was rendered from has changed", () => {
@@ -98,11 +138,11 @@ describe("the pod webhook's memory of recent answers", () => {
       decided++;
       return allowed("u", JSON.stringify(memo.source.revisionData("team-a", "logging-1")));
     };
-    expect(memo.answer("u1", "pod", [], decide).response.patch).toBe('{"version":1}');
-    expect(memo.answer("u2", "pod", [], decide)).toEqual(allowed("u2", '{"version":1}'));
+    expect(memo.answer("u1", "pod", undefined, [], decide).response.patch).toBe('{"version":1}');
+    expect(memo.answer("u2", "pod", undefined, [], decide)).toEqual(allowed("u2", '{"version":1}'));
     expect(decided).toBe(1);
     data.set("team-a/logging-1", { version: 2 });
-    expect(memo.answer("u3", "pod", [], decide).response.patch).toBe('{"version":2}');
+    expect(memo.answer("u3", "pod", undefined, [], decide).response.patch).toBe('{"version":2}');
     expect(decided).toBe(2);
   });
 
@@ -110,8 +150,8 @@ describe("the pod webhook's memory of recent answers", () => {
     const memo = new DecisionMemo({ decorations: () => [], revisionData: () => undefined }, limits({}));
     let decided = 0;
     const failing = (): AdmissionDecision => (decided++, { response: { uid: "u", allowed: true, warnings: ["internal error"] }, result: "error" });
-    memo.answer("u1", "pod", [], failing);
-    memo.answer("u2", "pod", [], failing);
+    memo.answer("u1", "pod", undefined, [], failing);
+    memo.answer("u2", "pod", undefined, [], failing);
     expect(decided).toBe(2);
     expect(memo.size).toBe(0);
   });
@@ -120,12 +160,12 @@ describe("the pod webhook's memory of recent answers", () => {
     const memo = new DecisionMemo({ decorations: () => [], revisionData: () => undefined }, limits({ entries: 2 }));
     const decisions: string[] = [];
     const decide = (key: string) => () => (decisions.push(key), allowed("u", key));
-    memo.answer("u", "a", [], decide("a"));
-    memo.answer("u", "b", [], decide("b"));
-    memo.answer("u", "a", [], decide("a")); // a is now the most recently used
-    memo.answer("u", "c", [], decide("c")); // b goes
-    memo.answer("u", "a", [], decide("a"));
-    memo.answer("u", "b", [], decide("b"));
+    memo.answer("u", "a", undefined, [], decide("a"));
+    memo.answer("u", "b", undefined, [], decide("b"));
+    memo.answer("u", "a", undefined, [], decide("a")); // a is now the most recently used
+    memo.answer("u", "c", undefined, [], decide("c")); // b goes
+    memo.answer("u", "a", undefined, [], decide("a"));
+    memo.answer("u", "b", undefined, [], decide("b"));
     expect(decisions).toEqual(["a", "b", "c", "b"]);
     expect(memo.size).toBe(2);
   });
@@ -134,11 +174,11 @@ describe("the pod webhook's memory of recent answers", () => {
     const memo = new DecisionMemo({ decorations: () => [], revisionData: () => undefined }, limits({ characters: 250, keyCharacters: 100 }));
     let decided = 0;
     const decide = () => (decided++, allowed("u", "p".repeat(50)));
-    for (const key of ["k".repeat(60), "l".repeat(60), "m".repeat(60)]) memo.answer("u", key, [], decide);
+    for (const key of ["k".repeat(60), "l".repeat(60), "m".repeat(60)]) memo.answer("u", key, undefined, [], decide);
     expect(memo.size).toBe(2); // 3 × 110 characters do not fit in 250
     const long = "x".repeat(101);
-    memo.answer("u", long, [], decide);
-    memo.answer("u", long, [], decide);
+    memo.answer("u", long, undefined, [], decide);
+    memo.answer("u", long, undefined, [], decide);
     expect(decided).toBe(5);
     expect(memo.size).toBe(2);
   });

@@ -40,7 +40,15 @@ const app = await createWebhookServer({
   logger,
   metrics: createWebhookMetrics(new Registry()),
   readiness: () => ({ ready: true }),
-  handlers: admissionHandlers({ source: cachedDecorations(), onDecorationError: "reject", trustRequester: trustUsernames([FUZZ_CONTROLLER]), onInternalError: (error) => logger.error({ err: error }, "pod webhook failed") }),
+  handlers: admissionHandlers({
+    source: cachedDecorations(),
+    onDecorationError: "reject",
+    trustRequester: trustUsernames([FUZZ_CONTROLLER]),
+    onInternalError: (error) => logger.error({ err: error }, "pod webhook failed"),
+    // The memory of answers is bounded (its own tests say how); kept small here, so that what
+    // it holds, full or not, stays far below the growth that counts as a leak.
+    memoLimits: { entries: 8, characters: 128 * 1024, keyCharacters: 64 * 1024 },
+  }),
   certificates,
 });
 await app.listen({ host: "127.0.0.1", port: 0 });
