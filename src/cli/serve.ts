@@ -78,9 +78,10 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
   const controllerUsernames = await controllerIdentity(options, config, logger, signal);
   let synced = false;
   const readiness = (): Readiness => (synced ? { ready: true } : { ready: false, reason: "informer caches have not synced" });
+  const webhookMetrics = createWebhookMetrics(registry);
   const app = await createWebhookServer({
     logger,
-    metrics: createWebhookMetrics(registry),
+    metrics: webhookMetrics,
     certificates,
     readiness: () => readiness(),
     handlers: admissionHandlers({
@@ -88,6 +89,7 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
       onDecorationError: options.onDecorationError,
       trustRequester: trustUsernames(controllerUsernames),
       onInternalError: (error) => logger.error({ err: error, webhook: "mutate-pods" }, "decorating a pod failed; it was admitted undecorated"),
+      onRemembered: () => webhookMetrics.remembered("mutate-pods"),
     }, {
       reviewAccess: subjectAccessReviewer(config),
       namespaceLabels: async (namespace) => {

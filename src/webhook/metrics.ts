@@ -7,6 +7,8 @@ export type WebhookResult = "injected" | "skipped" | "allowed" | "rejected" | "e
 
 export interface WebhookMetrics {
   observe(webhook: string, code: number, result: WebhookResult, seconds: number): void;
+  /** An answer given from the pod webhook's memory of recent answers (a replica of a pod it has rendered). */
+  remembered(webhook: string): void;
 }
 
 export function createWebhookMetrics(registry: Registry): WebhookMetrics {
@@ -29,11 +31,20 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
     labelNames: ["webhook", "result"],
     registers: [registry],
   });
+  const remembered = new Counter({
+    name: "pod_decorator_webhook_remembered_answers_total",
+    help: "Admission answers given from the pod webhook's memory of recent answers, without rendering: replicas of a pod it has rendered.",
+    labelNames: ["webhook"],
+    registers: [registry],
+  });
   return {
     observe(webhook, code, result, seconds) {
       requests.inc({ webhook, code: String(code) });
       latency.observe({ webhook }, seconds);
       results.inc({ webhook, result });
+    },
+    remembered(webhook) {
+      remembered.inc({ webhook });
     },
   };
 }
