@@ -31,7 +31,7 @@ interface RevisionRead {
 }
 
 interface Entry {
-  decorations: readonly PodDecoration[];
+  namespace: string;
   reads: readonly RevisionRead[];
   response: Omit<AdmissionResponse, "uid">;
   /**
@@ -56,12 +56,31 @@ function mentionsTokenVolume(value: unknown): boolean {
   return mentions;
 }
 
+/**
+ * The decorations a namespace's answers were rendered with, one list per namespace: when the
+ * namespace's list changes, every answer of it is forgotten at once, so that answers never pin
+ * old versions of decorations (a list per answer could hold hundreds).
+ */
+interface NamespaceSnapshot {
+  decorations: readonly PodDecoration[];
+  keys: Set<string>;
+}
+
+function sameObjects(a: readonly object[], b: readonly object[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) {
+    if (a[index] !== b[index]) return false;
+  }
+  return true;
+}
+
 export class DecisionMemo {
   readonly #limits: DecisionMemoLimits;
   readonly #source: DecorationSource;
   readonly #onRemembered: (() => void) | undefined;
   /** Least recently used first (a Map keeps insertion order). */
   readonly #entries = new Map<string, Entry>();
+  readonly #namespaces = new Map<string, NamespaceSnapshot>();
   #characters = 0;
   #reads: RevisionRead[] | undefined;
 
@@ -87,15 +106,17 @@ export class DecisionMemo {
   }
 
   /**
-   * The answer for `uid` to the pod `key` stands for, given the namespace's `decorations`:
-   * remembered when still valid, else from `decide` (which renders from `this.source`), and
-   * remembered unless it is an error (an internal error may not repeat). `tokenVolume`: the
-   * name the key's placeholder stands for in this pod (replica-identity.ts).
+   * The answer for `uid` to the pod `key` stands for (a key names its namespace), given the
+   * namespace's `decorations`: remembered when still valid, else from `decide` (which renders
+   * from `this.source`), and remembered unless it is an error (an internal error may not
+   * repeat). `tokenVolume`: the name the key's placeholder stands for in this pod
+   * (replica-identity.ts).
    */
-  answer(uid: string, key: string, tokenVolume: string | undefined, decorations: readonly PodDecoration[], decide: () => AdmissionDecision): AdmissionDecision {
+  answer(uid: string, namespace: string, key: string, tokenVolume: string | undefined, decorations: readonly PodDecoration[], decide: () => AdmissionDecision): AdmissionDecision {
     if (key.length > this.#limits.keyCharacters) return decide();
+    this.#forgetIfChanged(namespace, decorations);
     const remembered = this.#entries.get(key);
-    if (remembered !== undefined && this.#stillValid(remembered, decorations)) {
+    if (remembered !== undefined && this.#readsUnchanged(remembered)) {
       // Most recently used goes last.
       this.#entries.delete(key);
       this.#entries.set(key, remembered);
@@ -111,19 +132,22 @@ export class DecisionMemo {
     } finally {
       this.#reads = undefined;
     }
-    if (decision.result !== "error") this.#remember(key, tokenVolume, decorations, reads, decision);
+    if (decision.result !== "error") this.#remember(key, namespace, tokenVolume, decorations, reads, decision);
     return decision;
   }
 
-  #stillValid(entry: Entry, decorations: readonly PodDecoration[]): boolean {
-    if (entry.decorations.length !== decorations.length) return false;
-    for (let index = 0; index < decorations.length; index++) {
-      if (entry.decorations[index] !== decorations[index]) return false;
-    }
+  /** Forgets the namespace's answers when its decorations are no longer the objects they were rendered with. */
+  #forgetIfChanged(namespace: string, decorations: readonly PodDecoration[]): void {
+    const snapshot = this.#namespaces.get(namespace);
+    if (snapshot === undefined || sameObjects(snapshot.decorations, decorations)) return;
+    for (const key of [...snapshot.keys]) this.#forget(key, this.#entries.get(key)!);
+  }
+
+  #readsUnchanged(entry: Entry): boolean {
     return entry.reads.every((read) => this.#source.revisionData(read.namespace, read.name) === read.data);
   }
 
-  #remember(key: string, tokenVolume: string | undefined, decorations: readonly PodDecoration[], reads: readonly RevisionRead[], decision: AdmissionDecision): void {
+  #remember(key: string, namespace: string, tokenVolume: string | undefined, decorations: readonly PodDecoration[], reads: readonly RevisionRead[], decision: AdmissionDecision): void {
     const { uid: _uid, ...response } = decision.response;
     let withPlaceholder: Entry["withPlaceholder"];
     if (tokenVolume !== undefined) {
@@ -134,7 +158,10 @@ export class DecisionMemo {
     const characters = key.length + (response.patch?.length ?? 0) + (withPlaceholder?.patch?.length ?? 0) + 2 * (response.warnings ?? []).reduce((sum, warning) => sum + warning.length, 0);
     if (characters > this.#limits.characters) return;
     if (response.warnings !== undefined) Object.freeze(response.warnings);
-    const entry: Entry = { decorations: [...decorations], reads, response: Object.freeze(response), ...(withPlaceholder === undefined ? {} : { withPlaceholder }), result: decision.result, characters };
+    const entry: Entry = { namespace, reads, response: Object.freeze(response), ...(withPlaceholder === undefined ? {} : { withPlaceholder }), result: decision.result, characters };
+    let snapshot = this.#namespaces.get(namespace);
+    if (snapshot === undefined) this.#namespaces.set(namespace, (snapshot = { decorations: [...decorations], keys: new Set() }));
+    snapshot.keys.add(key);
     this.#entries.set(key, entry);
     this.#characters += characters;
     for (const [oldest, evicted] of this.#entries) {
@@ -146,6 +173,9 @@ export class DecisionMemo {
   #forget(key: string, entry: Entry): void {
     this.#entries.delete(key);
     this.#characters -= entry.characters;
+    const snapshot = this.#namespaces.get(entry.namespace);
+    snapshot?.keys.delete(key);
+    if (snapshot?.keys.size === 0) this.#namespaces.delete(entry.namespace);
   }
 }
 

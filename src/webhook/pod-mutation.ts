@@ -60,7 +60,7 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
     // (the pod is known by now to nest no deeper than the JSON text can be written from).
     const identity = replicaIdentity(object);
     const key = `${namespace}\n${trusted ? "trusted" : "untrusted"}\n${forged ? requesterName(request.userInfo) : ""}\n${identity.text}`;
-    return memo.answer(request.uid, key, identity.tokenVolume, decorations, () => render(request, object, namespace, decorations, forged));
+    return memo.answer(request.uid, namespace, key, identity.tokenVolume, decorations, () => render(request, object, namespace, decorations, forged));
   };
 
   function render(request: AdmissionRequest, object: Record<string, unknown>, namespace: string, decorations: readonly PodDecoration[], forged: boolean): AdmissionDecision {

@@ -108,8 +108,8 @@ describe("the pod webhook's memory of recent answers", () => {
       decided++;
       return { response: { uid: "u", allowed: true, patchType: "JSONPatch", patch: Buffer.from(`[{"op":"add","path":"/x","value":"${name}"}]`).toString("base64"), warnings: [`saw ${name}`] }, result: "injected" };
     };
-    memo.answer("u1", "pod\u0000", "kube-api-access-7qm2x", [], decide("kube-api-access-7qm2x"));
-    const second = memo.answer("u2", "pod\u0000", "kube-api-access-b4k9z", [], decide("kube-api-access-b4k9z"));
+    memo.answer("u1", "team-a", "pod\u0000", "kube-api-access-7qm2x", [], decide("kube-api-access-7qm2x"));
+    const second = memo.answer("u2", "team-a", "pod\u0000", "kube-api-access-b4k9z", [], decide("kube-api-access-b4k9z"));
     expect(decided).toBe(1);
     expect(Buffer.from(second.response.patch ?? "", "base64").toString()).toBe('[{"op":"add","path":"/x","value":"kube-api-access-b4k9z"}]');
     expect(second.response.warnings).toEqual(["saw kube-api-access-b4k9z"]);
@@ -121,11 +121,11 @@ describe("the pod webhook's memory of recent answers", () => {
     const memo = new DecisionMemo({ decorations: () => [], revisionData: () => undefined }, limits({}));
     let decided = 0;
     const decide = (value: string) => (): AdmissionDecision => (decided++, allowed("u", Buffer.from(`"${value}"`).toString("base64")));
-    memo.answer("u1", "a", "kube-api-access-7qm2x", [withVolume], decide("x"));
-    memo.answer("u2", "a", "kube-api-access-b4k9z", [withVolume], decide("x"));
+    memo.answer("u1", "team-a", "a", "kube-api-access-7qm2x", [withVolume], decide("x"));
+    memo.answer("u2", "team-a", "a", "kube-api-access-b4k9z", [withVolume], decide("x"));
     expect(decided).toBe(2);
-    memo.answer("u3", "b", "kube-api-access-7qm2x", [], decide("kube-api-access-ccccc"));
-    memo.answer("u4", "b", "kube-api-access-b4k9z", [], decide("kube-api-access-ccccc"));
+    memo.answer("u3", "team-a", "b", "kube-api-access-7qm2x", [], decide("kube-api-access-ccccc"));
+    memo.answer("u4", "team-a", "b", "kube-api-access-b4k9z", [], decide("kube-api-access-ccccc"));
     expect(decided).toBe(4);
     expect(memo.size).toBe(0);
   });
@@ -138,20 +138,37 @@ describe("the pod webhook's memory of recent answers", () => {
       decided++;
       return allowed("u", JSON.stringify(memo.source.revisionData("team-a", "logging-1")));
     };
-    expect(memo.answer("u1", "pod", undefined, [], decide).response.patch).toBe('{"version":1}');
-    expect(memo.answer("u2", "pod", undefined, [], decide)).toEqual(allowed("u2", '{"version":1}'));
+    expect(memo.answer("u1", "team-a", "pod", undefined, [], decide).response.patch).toBe('{"version":1}');
+    expect(memo.answer("u2", "team-a", "pod", undefined, [], decide)).toEqual(allowed("u2", '{"version":1}'));
     expect(decided).toBe(1);
     data.set("team-a/logging-1", { version: 2 });
-    expect(memo.answer("u3", "pod", undefined, [], decide).response.patch).toBe('{"version":2}');
+    expect(memo.answer("u3", "team-a", "pod", undefined, [], decide).response.patch).toBe('{"version":2}');
     expect(decided).toBe(2);
+  });
+
+  it("forgets a namespace's answers at once when its decorations change, and only that namespace's", () => {
+    const memo = new DecisionMemo(cachedSource(() => []), limits({}));
+    const v1 = [decoration("logging", "fluent-bit:3.0")];
+    const v2 = [decoration("logging", "fluent-bit:3.1")];
+    const decide = () => allowed("u", "p");
+    memo.answer("u1", "team-a", "a/pod-1", undefined, v1, decide);
+    memo.answer("u2", "team-a", "a/pod-2", undefined, v1, decide);
+    memo.answer("u3", "team-b", "b/pod-1", undefined, v1, decide);
+    expect(memo.size).toBe(3);
+    // A pod of another template in team-a, after its decoration changed: the two older answers go with the old list.
+    memo.answer("u4", "team-a", "a/pod-3", undefined, v2, decide);
+    expect(memo.size).toBe(2);
+    let decided = 0;
+    memo.answer("u5", "team-b", "b/pod-1", undefined, v1, () => (decided++, decide()));
+    expect(decided).toBe(0);
   });
 
   it("does not remember errors: an internal error may not repeat", () => {
     const memo = new DecisionMemo({ decorations: () => [], revisionData: () => undefined }, limits({}));
     let decided = 0;
     const failing = (): AdmissionDecision => (decided++, { response: { uid: "u", allowed: true, warnings: ["internal error"] }, result: "error" });
-    memo.answer("u1", "pod", undefined, [], failing);
-    memo.answer("u2", "pod", undefined, [], failing);
+    memo.answer("u1", "team-a", "pod", undefined, [], failing);
+    memo.answer("u2", "team-a", "pod", undefined, [], failing);
     expect(decided).toBe(2);
     expect(memo.size).toBe(0);
   });
@@ -160,12 +177,12 @@ describe("the pod webhook's memory of recent answers", () => {
     const memo = new DecisionMemo({ decorations: () => [], revisionData: () => undefined }, limits({ entries: 2 }));
     const decisions: string[] = [];
     const decide = (key: string) => () => (decisions.push(key), allowed("u", key));
-    memo.answer("u", "a", undefined, [], decide("a"));
-    memo.answer("u", "b", undefined, [], decide("b"));
-    memo.answer("u", "a", undefined, [], decide("a")); // a is now the most recently used
-    memo.answer("u", "c", undefined, [], decide("c")); // b goes
-    memo.answer("u", "a", undefined, [], decide("a"));
-    memo.answer("u", "b", undefined, [], decide("b"));
+    memo.answer("u", "team-a", "a", undefined, [], decide("a"));
+    memo.answer("u", "team-a", "b", undefined, [], decide("b"));
+    memo.answer("u", "team-a", "a", undefined, [], decide("a")); // a is now the most recently used
+    memo.answer("u", "team-a", "c", undefined, [], decide("c")); // b goes
+    memo.answer("u", "team-a", "a", undefined, [], decide("a"));
+    memo.answer("u", "team-a", "b", undefined, [], decide("b"));
     expect(decisions).toEqual(["a", "b", "c", "b"]);
     expect(memo.size).toBe(2);
   });
@@ -174,11 +191,11 @@ describe("the pod webhook's memory of recent answers", () => {
     const memo = new DecisionMemo({ decorations: () => [], revisionData: () => undefined }, limits({ characters: 250, keyCharacters: 100 }));
     let decided = 0;
     const decide = () => (decided++, allowed("u", "p".repeat(50)));
-    for (const key of ["k".repeat(60), "l".repeat(60), "m".repeat(60)]) memo.answer("u", key, undefined, [], decide);
+    for (const key of ["k".repeat(60), "l".repeat(60), "m".repeat(60)]) memo.answer("u", "team-a", key, undefined, [], decide);
     expect(memo.size).toBe(2); // 3 × 110 characters do not fit in 250
     const long = "x".repeat(101);
-    memo.answer("u", long, undefined, [], decide);
-    memo.answer("u", long, undefined, [], decide);
+    memo.answer("u", "team-a", long, undefined, [], decide);
+    memo.answer("u", "team-a", long, undefined, [], decide);
     expect(decided).toBe(5);
     expect(memo.size).toBe(2);
   });
