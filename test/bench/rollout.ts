@@ -127,15 +127,22 @@ async function scrapeReconciles(serve: ServeProcess, controller: MovingControlle
   return { results, seconds: sum, count };
 }
 
+/** The replicas, selector and pod template the CollaSet and the Deployment share. */
+function webReplicas(replicas: number) {
+  return {
+    replicas,
+    selector: { matchLabels: { app: "web" } },
+    template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx:1.27" }] } },
+  };
+}
+
 function collaSetManifest(namespace: string, replicas: number, maxUnavailable: number): KubeObject & { spec: object } {
   return {
     apiVersion: "apps.kusionstack.io/v1alpha1",
     kind: "CollaSet",
     metadata: { name: "web", namespace },
     spec: {
-      replicas,
-      selector: { matchLabels: { app: "web" } },
-      template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx:1.27" }] } },
+      ...webReplicas(replicas),
       updateStrategy: { podUpgradePolicy: "InPlaceIfPossible", rollingUpdate: { maxUnavailable, byPartition: { partition: 0 } } },
     },
   };
@@ -146,11 +153,7 @@ function deploymentManifest(namespace: string, replicas: number): V1Deployment {
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata: { name: "web", namespace },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: "web" } },
-      template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx:1.27" }] } },
-    },
+    spec: webReplicas(replicas),
   };
 }
 
