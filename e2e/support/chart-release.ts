@@ -15,6 +15,7 @@ import { manifestObjects, renderChart, type KubeManifest } from "../helm/helm.ts
 import { privateApiServer, type PrivateApiServer } from "../runtime-control-plane.ts";
 import { kubeConfig, kubectl } from "./cluster.ts";
 import { freePort, startOperator, type Operator } from "./operator.ts";
+import { apiClient } from "../../src/kube/api-client.ts";
 
 export const RELEASE = "pod-decorator";
 
@@ -130,7 +131,7 @@ export async function startChartRelease(options: ChartReleaseOptions): Promise<C
     });
 
     const service = only(objects, "Service");
-    await api.config.makeApiClient(DiscoveryV1Api).createNamespacedEndpointSlice({
+    await apiClient(api.config, DiscoveryV1Api).createNamespacedEndpointSlice({
       namespace,
       body: {
         metadata: { name: `${service.metadata.name}-test`, labels: { "kubernetes.io/service-name": service.metadata.name } },

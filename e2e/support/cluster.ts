@@ -12,6 +12,7 @@ import {
 } from "@kubernetes/client-node";
 import { inject, test as base } from "vitest";
 import { uniqueName } from "./polling.ts";
+import { apiClient } from "../../src/kube/api-client.ts";
 
 export { eventually, uniqueName } from "./polling.ts";
 
@@ -35,11 +36,11 @@ export function clients(): Clients {
   const config = kubeConfig();
   return {
     config,
-    core: config.makeApiClient(CoreV1Api),
-    apps: config.makeApiClient(AppsV1Api),
-    apiextensions: config.makeApiClient(ApiextensionsV1Api),
-    admission: config.makeApiClient(AdmissionregistrationV1Api),
-    custom: config.makeApiClient(CustomObjectsApi),
+    core: apiClient(config, CoreV1Api),
+    apps: apiClient(config, AppsV1Api),
+    apiextensions: apiClient(config, ApiextensionsV1Api),
+    admission: apiClient(config, AdmissionregistrationV1Api),
+    custom: apiClient(config, CustomObjectsApi),
     objects: KubernetesObjectApi.makeApiClient(config),
   };
 }

@@ -3,8 +3,9 @@
 import { PolicyV1Api } from "@kubernetes/client-node";
 import { apply } from "./collaset-world.ts";
 import { eventually, kubeConfig } from "./cluster.ts";
+import { apiClient } from "../../src/kube/api-client.ts";
 
-const policy = () => kubeConfig().makeApiClient(PolicyV1Api);
+const policy = () => apiClient(kubeConfig(), PolicyV1Api);
 
 /** Creates the budget `web` with maxUnavailable 0; returns once its controller has observed it. */
 export async function allowNoDisruption(namespace: string): Promise<void> {

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1PolicyRule } from "@kubernetes/client-node";
 import { kubeConfig } from "./cluster.ts";
+import { apiClient } from "../../src/kube/api-client.ts";
 
 export interface Identity {
   /** As the API server names it: system:serviceaccount:NS:NAME. */
@@ -20,8 +21,8 @@ export interface Identity {
 /** A ServiceAccount in `namespace` allowed `rules` there (a Role and RoleBinding), with a token. */
 export async function serviceAccountIdentity(namespace: string, name: string, rules: V1PolicyRule[]): Promise<Identity> {
   const admin = kubeConfig();
-  const core = admin.makeApiClient(CoreV1Api);
-  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+  const core = apiClient(admin, CoreV1Api);
+  const rbac = apiClient(admin, RbacAuthorizationV1Api);
   await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
   await rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules } });
   await rbac.createNamespacedRoleBinding({
@@ -43,8 +44,8 @@ export async function serviceAccountIdentity(namespace: string, name: string, ru
   return {
     username: `system:serviceaccount:${namespace}:${name}`,
     config,
-    core: config.makeApiClient(CoreV1Api),
-    custom: config.makeApiClient(CustomObjectsApi),
+    core: apiClient(config, CoreV1Api),
+    custom: apiClient(config, CustomObjectsApi),
     kubeconfigPath,
   };
 }

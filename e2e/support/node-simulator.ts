@@ -13,6 +13,7 @@ import { restListWatch } from "../../src/kube/list-watch.ts";
 import { splitKey, type Pod } from "../../src/kube/objects.ts";
 import { resources } from "../../src/kube/resources.ts";
 import { newPodMemory, sameStatuses, stepContainers, type PodMemory } from "./simulated-containers.ts";
+import { apiClient } from "../../src/kube/api-client.ts";
 
 export interface NodeSimulatorOptions {
   config: KubeConfig;
@@ -32,7 +33,7 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
   const nodeName = options.nodeName ?? "simulated-node";
   const restartDelayMs = options.restartDelayMs ?? 100;
   const client = createKubeClient(options.config);
-  const core = options.config.makeApiClient(CoreV1Api);
+  const core = apiClient(options.config, CoreV1Api);
   await core.createNode({ body: { metadata: { name: nodeName, labels: { "kubernetes.io/hostname": nodeName } } } }).catch((error: unknown) => {
     if ((error as { code?: number }).code !== 409) throw error;
   });

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
 import { eventually, uniqueName } from "./polling.ts";
+import { apiClient } from "../../src/kube/api-client.ts";
 
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 
@@ -165,7 +166,7 @@ function waitForOutput(child: ChildProcess, output: () => string, exited: Promis
 }
 
 export async function removeWebhookConfigurations(config: KubeConfig): Promise<void> {
-  const admission = config.makeApiClient(AdmissionregistrationV1Api);
+  const admission = apiClient(config, AdmissionregistrationV1Api);
   await admission.deleteMutatingWebhookConfiguration({ name: "pod-decorator" }).catch(() => undefined);
   await admission.deleteValidatingWebhookConfiguration({ name: "pod-decorator" }).catch(() => undefined);
 }
@@ -188,8 +189,8 @@ function readyz(port: number): Promise<boolean> {
  * throwaway namespace must show on a dry-run pod before the webhook counts as active.
  */
 async function waitUntilCalled(config: KubeConfig): Promise<void> {
-  const core = config.makeApiClient(CoreV1Api);
-  const custom = config.makeApiClient(CustomObjectsApi);
+  const core = apiClient(config, CoreV1Api);
+  const custom = apiClient(config, CustomObjectsApi);
   const namespace = uniqueName("probe");
   await core.createNamespace({ body: { metadata: { name: namespace } } });
   try {

@@ -2,10 +2,11 @@
 // identity, which every authenticated user may ask for) and SubjectAccessReview (whether a
 // requester may do something; needs `create subjectaccessreviews`).
 import { AuthenticationV1Api, AuthorizationV1Api, type KubeConfig } from "@kubernetes/client-node";
+import { apiClient } from "./api-client.ts";
 
 /** The username this client's credentials authenticate as (e.g. system:serviceaccount:NS:NAME). */
 export async function whoAmI(config: KubeConfig): Promise<string> {
-  const review = await config.makeApiClient(AuthenticationV1Api).createSelfSubjectReview({
+  const review = await apiClient(config, AuthenticationV1Api).createSelfSubjectReview({
     body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" },
   });
   const username = review.status?.userInfo?.username;
@@ -37,7 +38,7 @@ export interface AccessDecision {
 export type AccessReviewer = (subject: Subject, action: ResourceAction) => Promise<AccessDecision>;
 
 export function subjectAccessReviewer(config: KubeConfig): AccessReviewer {
-  const api = config.makeApiClient(AuthorizationV1Api);
+  const api = apiClient(config, AuthorizationV1Api);
   return async (subject, action) => {
     const review = await api.createSubjectAccessReview({
       body: {

@@ -9,6 +9,7 @@ import {
 } from "@kubernetes/client-node";
 import { fieldManager, type JsonPatchOperation } from "./patch.ts";
 import { toPlain, toWire, type Plain } from "./plain.ts";
+import { apiClient } from "./api-client.ts";
 
 export type MutatingWebhookConfiguration = Plain<V1MutatingWebhookConfiguration>;
 export type ValidatingWebhookConfiguration = Plain<V1ValidatingWebhookConfiguration>;
@@ -35,7 +36,7 @@ export interface AdmissionClient {
 }
 
 export function admissionClient(config: KubeConfig): AdmissionClient {
-  const api = config.makeApiClient(AdmissionregistrationV1Api);
+  const api = apiClient(config, AdmissionregistrationV1Api);
   const mutating = (configuration: WebhookConfiguration): configuration is MutatingWebhookConfiguration => kindOf(configuration) === "MutatingWebhookConfiguration";
   const get = async (kind: WebhookConfigurationKind, name: string): Promise<WebhookConfiguration> =>
     kind === "MutatingWebhookConfiguration" ? toPlain(await api.readMutatingWebhookConfiguration({ name })) : toPlain(await api.readValidatingWebhookConfiguration({ name }));

@@ -3,13 +3,14 @@ import { AppsV1Api, type KubeConfig, type V1ControllerRevision } from "@kubernet
 import type { ControllerRevision } from "./objects.ts";
 import { resourceClient, type ResourceClient } from "./resource-client.ts";
 import { resources } from "./resources.ts";
+import { apiClient } from "./api-client.ts";
 
 export interface AppsClient {
   controllerRevisions: ResourceClient<ControllerRevision>;
 }
 
 export function appsClient(config: KubeConfig): AppsClient {
-  const api = config.makeApiClient(AppsV1Api);
+  const api = apiClient(config, AppsV1Api);
   return {
     controllerRevisions: resourceClient<ControllerRevision>(resources.controllerRevisions, {
       get: (namespace, name) => api.readNamespacedControllerRevision({ namespace, name }),

@@ -3,13 +3,14 @@ import { CoordinationV1Api, type KubeConfig, type V1Lease } from "@kubernetes/cl
 import type { Lease } from "./objects.ts";
 import { resourceClient, type ResourceClient } from "./resource-client.ts";
 import { resources } from "./resources.ts";
+import { apiClient } from "./api-client.ts";
 
 export interface CoordinationClient {
   leases: ResourceClient<Lease>;
 }
 
 export function coordinationClient(config: KubeConfig): CoordinationClient {
-  const api = config.makeApiClient(CoordinationV1Api);
+  const api = apiClient(config, CoordinationV1Api);
   return {
     leases: resourceClient<Lease>(resources.leases, {
       get: (namespace, name) => api.readNamespacedLease({ namespace, name }),

@@ -5,6 +5,7 @@ import type { ConfigMap, Event, Namespace, Pod, Secret } from "./objects.ts";
 import { listItems, toPlain } from "./plain.ts";
 import { resourceClient, statusClient, type ListOptions, type ResourceClient, type StatusClient } from "./resource-client.ts";
 import { resources } from "./resources.ts";
+import { apiClient } from "./api-client.ts";
 
 export interface NamespaceClient {
   get(name: string): Promise<Namespace>;
@@ -26,7 +27,7 @@ export interface CoreClient {
 }
 
 export function coreClient(config: KubeConfig): CoreClient {
-  const api = config.makeApiClient(CoreV1Api);
+  const api = apiClient(config, CoreV1Api);
   const pods = resourceClient<Pod>(resources.pods, {
     get: (namespace, name) => api.readNamespacedPod({ namespace, name }),
     list: (namespace, options) => (namespace === undefined ? api.listPodForAllNamespaces(options) : api.listNamespacedPod({ namespace, ...options })),

@@ -4,6 +4,7 @@ import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import type { KubeObject } from "./objects.ts";
 import { resourceClient, statusClient, type ResourceClient, type StatusClient } from "./resource-client.ts";
 import { resources, type ResourceType } from "./resources.ts";
+import { apiClient } from "./api-client.ts";
 
 export type CustomResourceClient<T extends KubeObject> = ResourceClient<T> & StatusClient<T>;
 
@@ -37,7 +38,7 @@ export function customResourceClient<T extends KubeObject>(api: CustomObjectsApi
 export function kusionClient<PodDecoration extends KubeObject = KubeObject, CollaSet extends KubeObject = KubeObject>(
   config: KubeConfig,
 ): KusionClient<PodDecoration, CollaSet> {
-  const api = config.makeApiClient(CustomObjectsApi);
+  const api = apiClient(config, CustomObjectsApi);
   return {
     podDecorations: customResourceClient<PodDecoration>(api, resources.podDecorations),
     collaSets: customResourceClient<CollaSet>(api, resources.collaSets),

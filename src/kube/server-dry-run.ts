@@ -4,6 +4,7 @@
 import { CoreV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
 import type { Pod } from "../api/pod.ts";
 import { statusCode, statusMessage } from "./errors.ts";
+import { apiClient } from "./api-client.ts";
 
 export type DryRunVerdict = { valid: true } | { valid: false; message: string };
 
@@ -12,7 +13,7 @@ export type DryRunCreate = (pod: Pod) => Promise<DryRunVerdict>;
 
 /** Server-side dry-run create: 4xx answers are the API server's verdict, anything else is retried. */
 export function serverDryRun(config: KubeConfig): DryRunCreate {
-  const core = config.makeApiClient(CoreV1Api);
+  const core = apiClient(config, CoreV1Api);
   return async (pod) => {
     try {
       await core.createNamespacedPod({ namespace: pod.metadata?.namespace ?? "default", body: pod as V1Pod, dryRun: "All" });
