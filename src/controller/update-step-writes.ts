@@ -47,8 +47,11 @@ export async function writeUpdateStep(writer: StepWriter, step: PodStep): Promis
       return;
     }
     case "start-operation": {
-      await startOperation(writer.pods, step.pod, writer.nowMs(), id);
+      // The operation begins and the pod leaves traffic in one step: nothing needs to see the
+      // labels alone, and a round trip through the cache per pod is what a rollout waits on.
+      const started = await startOperation(writer.pods, step.pod, writer.nowMs(), id);
       writer.expectNewer(step.pod);
+      await writeThrough(writer, started, setServiceReady(writer.pods, started, "False", writer.nowMs()));
       writer.record("OperationStarted", `pod ${name} leaves traffic for an update (PodOpsLifecycle)`);
       return;
     }
@@ -59,11 +62,22 @@ export async function writeUpdateStep(writer: StepWriter, step: PodStep): Promis
       return;
     }
     case "end-operation": {
-      const inService = await setServiceReady(writer.pods, step.pod, "True", writer.nowMs());
+      const inService = await writeThrough(writer, step.pod, setServiceReady(writer.pods, step.pod, "True", writer.nowMs()));
       await endOperation(writer.pods, inService, id);
-      writer.expectNewer(step.pod);
+      writer.expectNewer(inService);
       writer.record("OperationCompleted", `pod ${name} is back in traffic: ${step.reason}`);
       return;
     }
   }
+}
+
+/**
+ * Waits for a write that may have been skipped (it returns `pod` itself then) and, when it was
+ * made, leaves the expectation that the cache shows something newer than `pod`: a later write of
+ * the same step then cannot be satisfied by a cache that shows only this one.
+ */
+async function writeThrough(writer: StepWriter, pod: Pod, write: Promise<Pod>): Promise<Pod> {
+  const written = await write;
+  if (written !== pod) writer.expectNewer(pod);
+  return written;
 }

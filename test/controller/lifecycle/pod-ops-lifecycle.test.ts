@@ -66,6 +66,8 @@ describe("PodOpsLifecycle on CollaSet pods", () => {
       lifecycleLabel("operating"), lifecycleLabel("operationPermission"), lifecycleLabel("operationType"), lifecycleLabel("preCheck"), lifecycleLabel("preChecked"), lifecycleLabel("prepare"),
     ].sort());
     expect(harness.pods.get("ns", first!.metadata!.name!)!.metadata?.labels?.[lifecycleLabel("operationType")]).toBe("update");
+    // The step that starts the operation takes the pod out of traffic too: no reconcile in between.
+    expect(gate(harness.pods.get("ns", first!.metadata!.name!)!)).toBe("False");
     // maxUnavailable 1: the pod in the lifecycle counts; the other is left alone.
     expect(lifecycleLabels(harness.pods.get("ns", second!.metadata!.name!)!)).toEqual([]);
 
