@@ -2,7 +2,10 @@
 // manages. Repeats of the same event — same object, type, reason and message — within a
 // window update one Event's count and lastTimestamp instead of creating new ones, and at
 // most one write per series is in flight and one per minIntervalMs, so a hot reconcile loop
-// costs the API server a trickle of patches rather than a flood.
+// costs the API server a trickle of patches rather than a flood. As client-go's recorder
+// does, similar events — same object, type and reason, different messages (one per pod of a
+// rollout) — become one "(combined from similar events)" Event from the tenth distinct
+// message within the window on, whose message is the latest.
 import { randomBytes } from "node:crypto";
 import { pino, type Logger } from "pino";
 import { isNotFound, statusMessage } from "../../kube/errors.ts";
@@ -27,6 +30,16 @@ export interface EventRecorderOptions {
   windowMs?: number;
   /** At most one write per series this often (default 1s). */
   minIntervalMs?: number;
+}
+
+/** client-go's defaults: from the tenth distinct message of similar events on, they are combined. */
+const DISTINCT_MESSAGES_BEFORE_COMBINING = 10;
+const COMBINED_PREFIX = "(combined from similar events): ";
+
+/** The distinct messages of one object's events of one type and reason, within the window. */
+interface Similar {
+  messages: Set<string>;
+  last: number;
 }
 
 interface Series {
@@ -54,6 +67,7 @@ export class EventRecorder {
   readonly #windowMs: number;
   readonly #minIntervalMs: number;
   readonly #series = new Map<string, Series>();
+  readonly #similar = new Map<string, Similar>();
 
   constructor(options: EventRecorderOptions) {
     this.#sink = options.sink;
@@ -76,8 +90,10 @@ export class EventRecorder {
       uid: metadata.uid,
       resourceVersion: metadata.resourceVersion,
     };
-    const key = JSON.stringify([involved.apiVersion, involved.kind, involved.namespace, involved.name, involved.uid, type, reason, message]);
     const now = this.#clock.now();
+    const similarKey = JSON.stringify([involved.apiVersion, involved.kind, involved.namespace, involved.name, involved.uid, type, reason]);
+    const combined = this.#combines(similarKey, message, now);
+    const key = combined ? `${similarKey}\ncombined` : JSON.stringify([similarKey, message]);
     let series = this.#series.get(key);
     if (series !== undefined && series.last + this.#windowMs < now && series.writing === undefined) {
       series.timer?.cancel();
@@ -89,10 +105,27 @@ export class EventRecorder {
       series = { involved, type, reason, message, eventName: undefined, count: 0, writtenCount: 0, first: now, last: now, lastWriteAt: -Infinity, writing: undefined, timer: undefined };
       this.#series.set(key, series);
     }
+    if (combined) series.message = `${COMBINED_PREFIX}${message}`;
     series.count++;
     series.last = now;
     series.involved.resourceVersion = involved.resourceVersion;
     this.#schedule(series);
+  }
+
+  /** Notes a message of similar events; true when it is a tenth or later distinct one, to be combined. */
+  #combines(similarKey: string, message: string, now: number): boolean {
+    let similar = this.#similar.get(similarKey);
+    if (similar === undefined || similar.last + this.#windowMs < now) {
+      similar = { messages: new Set(), last: now };
+      this.#similar.set(similarKey, similar);
+    }
+    similar.last = now;
+    if (similar.messages.has(message)) return false;
+    if (similar.messages.size < DISTINCT_MESSAGES_BEFORE_COMBINING - 1) {
+      similar.messages.add(message);
+      return false;
+    }
+    return true;
   }
 
   /** Writes whatever is pending now and waits for it (for shutdown and tests). */
@@ -149,7 +182,8 @@ export class EventRecorder {
     const lastTimestamp = formatTime(series.last);
     if (series.eventName !== undefined) {
       try {
-        await this.#sink.mergePatch(namespace, series.eventName, { count, lastTimestamp });
+        // The message too: a combined Event says what happened last.
+        await this.#sink.mergePatch(namespace, series.eventName, { count, lastTimestamp, message: series.message });
         return;
       } catch (error) {
         // The Event expired (events have a TTL) or was deleted: start a new one.
@@ -184,9 +218,10 @@ export class EventRecorder {
 
   /** Forgets series idle for longer than the window, so memory follows the active set. */
   #prune(now: number): void {
-    if (this.#series.size < 1024) return;
+    if (this.#series.size < 1024 && this.#similar.size < 1024) return;
     for (const [key, series] of this.#series) {
       if (series.last + this.#windowMs < now && series.writing === undefined && series.timer === undefined) this.#series.delete(key);
     }
+    for (const [key, similar] of this.#similar) if (similar.last + this.#windowMs < now) this.#similar.delete(key);
   }
 }

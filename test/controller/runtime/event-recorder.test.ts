@@ -112,6 +112,36 @@ describe("EventRecorder", () => {
     expect(sink.created[1]?.count).toBe(2);
   });
 
+  it("combines similar events from the tenth distinct message on, as client-go does; the combined Event tells the latest", async () => {
+    const { sink, recorder, clock } = setup();
+    for (let pod = 0; pod < 100; pod++) {
+      recorder.record(decoration, "Normal", "UpdatedInPlace", `updated pod web-${pod} in place`);
+      await clock.advance(100);
+    }
+    // A repeat of a message seen before the combining began still counts on its own Event.
+    recorder.record(decoration, "Normal", "UpdatedInPlace", "updated pod web-3 in place");
+    // Another reason, or another object, is not similar.
+    recorder.record(decoration, "Normal", "OperationStarted", "pod web-0 leaves traffic");
+    await recorder.flush();
+
+    const updates = sink.created.filter((event) => event.reason === "UpdatedInPlace");
+    expect(updates.map((event) => event.message)).toEqual([
+      ...Array.from({ length: 9 }, (_, pod) => `updated pod web-${pod} in place`),
+      "(combined from similar events): updated pod web-9 in place",
+    ]);
+    const combined = updates.at(-1)!;
+    const last = sink.patches.filter((write) => write.name === combined.metadata?.name).at(-1)!.patch;
+    expect(last).toMatchObject({ count: 91, message: "(combined from similar events): updated pod web-99 in place" });
+    expect(sink.patches.find((write) => write.name === updates[3]!.metadata?.name)?.patch).toMatchObject({ count: 2, message: "updated pod web-3 in place" });
+    expect(sink.created.filter((event) => event.reason === "OperationStarted")).toHaveLength(1);
+
+    // After a quiet window, messages count from nothing again.
+    await clock.advance(600_001);
+    recorder.record(decoration, "Normal", "UpdatedInPlace", "updated pod web-100 in place");
+    await recorder.flush();
+    expect(sink.created.at(-1)?.message).toBe("updated pod web-100 in place");
+  });
+
   it("never throws to the caller when the API server refuses", async () => {
     const clock = new FakeClock();
     const refusing: EventSink = { create: () => Promise.reject(new Error("forbidden")), mergePatch: () => Promise.reject(new Error("forbidden")) };
