@@ -141,11 +141,12 @@ export const metrics: readonly Metric[] = [
   },
   {
     path: "rollout.ratio",
-    measures: "rollout on the real control plane: wall time of 100 CollaSet pods to a new sidecar image in place (partition 0, maxUnavailable 10) ÷ 100 bare pods whose sidecar image is patched directly, 10 at a time, each until the node runs it; same simulated kubelet, summed over the rounds",
+    measures: "rollout on the real control plane: wall time of 100 CollaSet pods to a new sidecar image in place (partition 0, maxUnavailable 10, through PodOpsLifecycle with the drain delay the run set) ÷ 100 bare pods whose sidecar image is patched directly, 10 at a time, each until the node runs it; same simulated kubelet, summed over the rounds",
     target: { kind: "atMost", value: 3, text: "within 3×" },
     format: (value, section) =>
       `${fixed(value, 2)}× (CollaSet ${String(detail(section, ["collaSetSeconds"]))} s, bare ${String(detail(section, ["bareSeconds"]))} s; ` +
-      `simulated kubelet restarts a container ${String(detail(section, ["restartDelayMs"]))} ms after an image change)`,
+      `simulated kubelet restarts a container ${String(detail(section, ["restartDelayMs"]))} ms after an image change; ` +
+      `drain delay ${detail(section, ["drainDelayMs"]) === undefined ? "serve's default, 5 s" : `${String(detail(section, ["drainDelayMs"]))} ms`})`,
     caveat: busyAtRolloutEnd,
   },
   {
