@@ -22,6 +22,8 @@ export const sections: readonly BenchSection[] = [
   { key: "controller", title: "controller: status pass", script: "status-pass.ts" },
   { key: "controller", title: "controller: informer cache memory", script: "informer-memory.ts" },
   { key: "scale", title: "controller at 100,000 pods and 1,000 decorations: cache heap, status CPU", script: "scale.ts" },
+  // Starts its own control plane (built on first use): why API calls keep their connections.
+  { key: "kubeClient", title: "kube client: GETs over a connection each vs kept connections", script: "api-client.ts" },
   // Starts its own control plane (built on first use), serve and the node simulator. The drain
   // delay is a wait the operator configures (DESIGN §9 times the controller's own work; serve's
   // default of 5 s would add 5 s per batch of maxUnavailable pods to the CollaSet alone).

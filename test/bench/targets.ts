@@ -140,6 +140,13 @@ export const metrics: readonly Metric[] = [
       `a pod event maps to its ${String(detail(section, ["decorationsPerPodEvent"]))} decorations in ${String(detail(section, ["podEventMappingUs"]))} µs)`,
   },
   {
+    path: "kubeClient.wallRatio",
+    measures: "kube client on the real control plane: wall time of a GET through src/kube's clients (kept connections) ÷ through the library's `makeApiClient` (a new TLS connection per request), one request after another; the better of two alternating runs each",
+    format: (value, section) =>
+      `${fixed(value, 2)}× (${String(detail(section, ["keptConnections", "wallMsPerRequest"]))} vs ${String(detail(section, ["perRequestConnection", "wallMsPerRequest"]))} ms per request; ` +
+      `client CPU ${String(detail(section, ["keptConnections", "cpuMicrosPerRequest"]))} vs ${String(detail(section, ["perRequestConnection", "cpuMicrosPerRequest"]))} µs)`,
+  },
+  {
     path: "rollout.ratio",
     measures: "rollout on the real control plane: wall time of 100 CollaSet pods to a new sidecar image in place (partition 0, maxUnavailable 10, through PodOpsLifecycle with the drain delay the run set) ÷ 100 bare pods whose sidecar image is patched directly, 10 at a time, each until the node runs it; same simulated kubelet, summed over the rounds",
     target: { kind: "atMost", value: 3, text: "within 3×" },
