@@ -89,7 +89,8 @@ export const serveUsage = `usage: pod-decorator serve [flags]
   --pod-ops-lifecycle true|false  take CollaSet pods out of traffic (readiness gate
                                pod.kusionstack.io/service-ready) around each update (default true)
   --lifecycle-drain-delay DURATION  with no prot.podopslifecycle.kusionstack.io/* finalizer, how long
-                               a pod stays out of traffic before it is updated (default 5s)
+                               a pod stays out of traffic (from when the kubelet marked it not
+                               Ready) before it is updated (default 5s)
   --lifecycle-stuck-after DURATION  report a lifecycle step waiting this long (default 60s)
   --log-level LEVEL            pino level (default info)
 

@@ -96,17 +96,33 @@ export function protectionFinalizers(pod: Pod): string[] {
 export type Readiness = { ready: true } | { ready: false; reason: string; retryInMs?: number };
 
 /**
+ * When the kubelet marked the pod not Ready, at the latest: condition times have whole seconds.
+ * Compared with this process's clock, as Kubernetes' own controllers compare it for
+ * minReadySeconds.
+ */
+function notReadySinceMs(pod: Pod): number | undefined {
+  const ready = pod.status?.conditions?.find((condition) => condition.type === "Ready");
+  if (ready?.status !== "False" || typeof ready.lastTransitionTime !== "string") return undefined;
+  const at = Date.parse(ready.lastTransitionTime);
+  return Number.isNaN(at) ? undefined : at + 999;
+}
+
+/**
  * Whether a preparing pod may be operated on: out of traffic (the gate's condition False and
  * the pod no longer Ready, so the EndpointSlice lists it not ready), no protection finalizer
- * left, and — when no traffic controller holds one — the drain delay passed since it left.
+ * left, and — when no traffic controller holds one — the drain delay passed since it left:
+ * since the kubelet marked it not Ready, for a pod with the gate (the EndpointSlice follows that,
+ * and a slow kubelet must not eat the delay), else since the operation began.
  */
 export function readyToOperate(pod: Pod, sinceMs: number, nowMs: number, drainDelayMs: number): Readiness {
   if (serviceReady(pod) !== "False") return { ready: false, reason: `waiting for condition ${SERVICE_READY_GATE} to be False` };
   const podReady = pod.status?.conditions?.find((condition) => condition.type === "Ready")?.status;
-  if (hasServiceReadyGate(pod) && podReady === "True") return { ready: false, reason: "waiting for the kubelet to mark the pod not Ready" };
+  const gated = hasServiceReadyGate(pod);
+  if (gated && podReady === "True") return { ready: false, reason: "waiting for the kubelet to mark the pod not Ready" };
   const held = protectionFinalizers(pod);
   if (held.length > 0) return { ready: false, reason: `waiting for protection finalizers ${held.join(", ")} to be removed` };
-  const left = sinceMs + drainDelayMs - nowMs;
+  const outSince = gated ? Math.max(sinceMs, notReadySinceMs(pod) ?? sinceMs) : sinceMs;
+  const left = outSince + drainDelayMs - nowMs;
   if (left > 0) return { ready: false, reason: `draining for ${Math.ceil(left / 1000)}s more`, retryInMs: left };
   return { ready: true };
 }

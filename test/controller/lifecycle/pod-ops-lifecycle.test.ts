@@ -195,4 +195,18 @@ describe("readyToOperate", () => {
     expect(readyToOperate(pod(out), 9500, 10_000, 1000)).toEqual({ ready: false, reason: "draining for 1s more", retryInMs: 500 });
     expect(readyToOperate(pod(out), 9000, 10_000, 1000)).toEqual({ ready: true });
   });
+
+  it("counts the drain delay from when the kubelet marked the pod not Ready, not from an earlier start", () => {
+    // The operation began at 0; the kubelet was slow and marked the pod not Ready at 8 s (whole seconds: up to 8.999 s).
+    const slow = [{ type: SERVICE_READY_GATE, status: "False" }, { type: "Ready", status: "False", lastTransitionTime: new Date(8_000).toISOString().replace(".000", "") }];
+    expect(readyToOperate(pod(slow), 0, 9_000, 2000)).toEqual({ ready: false, reason: "draining for 2s more", retryInMs: 1999 });
+    expect(readyToOperate(pod(slow), 0, 10_998, 2000)).toMatchObject({ ready: false, retryInMs: 1 });
+    expect(readyToOperate(pod(slow), 0, 10_999, 2000)).toEqual({ ready: true });
+    // A not-Ready time before the operation began does not shorten the delay.
+    const early = [{ type: SERVICE_READY_GATE, status: "False" }, { type: "Ready", status: "False", lastTransitionTime: new Date(1_000).toISOString() }];
+    expect(readyToOperate(pod(early), 5_000, 6_000, 2000)).toMatchObject({ ready: false, retryInMs: 1000 });
+    // Without the gate the kubelet's Ready says nothing of traffic: the delay runs from the start.
+    const ungated: Pod = { ...pod(slow), spec: { containers: [] } };
+    expect(readyToOperate(ungated, 0, 2_000, 2000)).toEqual({ ready: true });
+  });
 });
