@@ -121,6 +121,8 @@ export function readyToOperate(pod: Pod, sinceMs: number, nowMs: number, drainDe
   if (gated && podReady === "True") return { ready: false, reason: "waiting for the kubelet to mark the pod not Ready" };
   const held = protectionFinalizers(pod);
   if (held.length > 0) return { ready: false, reason: `waiting for protection finalizers ${held.join(", ")} to be removed` };
+  // No delay asked for: nothing to round up.
+  if (drainDelayMs <= 0) return { ready: true };
   const outSince = gated ? Math.max(sinceMs, notReadySinceMs(pod) ?? sinceMs) : sinceMs;
   const left = outSince + drainDelayMs - nowMs;
   if (left > 0) return { ready: false, reason: `draining for ${Math.ceil(left / 1000)}s more`, retryInMs: left };

@@ -205,6 +205,8 @@ describe("readyToOperate", () => {
     // A not-Ready time before the operation began does not shorten the delay.
     const early = [{ type: SERVICE_READY_GATE, status: "False" }, { type: "Ready", status: "False", lastTransitionTime: new Date(1_000).toISOString() }];
     expect(readyToOperate(pod(early), 5_000, 6_000, 2000)).toMatchObject({ ready: false, retryInMs: 1000 });
+    // No delay asked for: the pod goes as soon as it is out of traffic, whatever the second it left in.
+    expect(readyToOperate(pod(slow), 0, 8_100, 0)).toEqual({ ready: true });
     // Without the gate the kubelet's Ready says nothing of traffic: the delay runs from the start.
     const ungated: Pod = { ...pod(slow), spec: { containers: [] } };
     expect(readyToOperate(ungated, 0, 2_000, 2000)).toEqual({ ready: true });
