@@ -5,6 +5,7 @@
 // or, when none are held, a drain delay — is operated on, and returns to traffic once its
 // containers are ready. Pure: the step a pod is in and what comes next, from the pod and a clock.
 import type { Pod } from "../../kube/objects.ts";
+import { parseTime } from "../../kube/timestamps.ts";
 
 /** Marks a pod as taking part in PodOpsLifecycle (value "true"). */
 export const CONTROL_LABEL = "kusionstack.io/control";
@@ -96,18 +97,6 @@ export function protectionFinalizers(pod: Pod): string[] {
 export type Readiness = { ready: true } | { ready: false; reason: string; retryInMs?: number };
 
 /**
- * When the kubelet marked the pod not Ready, at the latest: condition times have whole seconds.
- * Compared with this process's clock, as Kubernetes' own controllers compare it for
- * minReadySeconds.
- */
-function notReadySinceMs(pod: Pod): number | undefined {
-  const ready = pod.status?.conditions?.find((condition) => condition.type === "Ready");
-  if (ready?.status !== "False" || typeof ready.lastTransitionTime !== "string") return undefined;
-  const at = Date.parse(ready.lastTransitionTime);
-  return Number.isNaN(at) ? undefined : at + 999;
-}
-
-/**
  * Whether a preparing pod may be operated on: out of traffic (the gate's condition False and
  * the pod no longer Ready, so the EndpointSlice lists it not ready), no protection finalizer
  * left, and — when no traffic controller holds one — the drain delay passed since it left:
@@ -116,14 +105,17 @@ function notReadySinceMs(pod: Pod): number | undefined {
  */
 export function readyToOperate(pod: Pod, sinceMs: number, nowMs: number, drainDelayMs: number): Readiness {
   if (serviceReady(pod) !== "False") return { ready: false, reason: `waiting for condition ${SERVICE_READY_GATE} to be False` };
-  const podReady = pod.status?.conditions?.find((condition) => condition.type === "Ready")?.status;
+  const podReady = pod.status?.conditions?.find((condition) => condition.type === "Ready");
   const gated = hasServiceReadyGate(pod);
-  if (gated && podReady === "True") return { ready: false, reason: "waiting for the kubelet to mark the pod not Ready" };
+  if (gated && podReady?.status === "True") return { ready: false, reason: "waiting for the kubelet to mark the pod not Ready" };
   const held = protectionFinalizers(pod);
   if (held.length > 0) return { ready: false, reason: `waiting for protection finalizers ${held.join(", ")} to be removed` };
   // No delay asked for: nothing to round up.
   if (drainDelayMs <= 0) return { ready: true };
-  const outSince = gated ? Math.max(sinceMs, notReadySinceMs(pod) ?? sinceMs) : sinceMs;
+  // Condition times have whole seconds: the kubelet marked the pod not Ready within the second
+  // after. Compared with this process's clock, as Kubernetes' controllers do for minReadySeconds.
+  const notReadyAt = gated && podReady?.status === "False" ? parseTime(podReady.lastTransitionTime) : undefined;
+  const outSince = notReadyAt === undefined ? sinceMs : Math.max(sinceMs, notReadyAt + 999);
   const left = outSince + drainDelayMs - nowMs;
   if (left > 0) return { ready: false, reason: `draining for ${Math.ceil(left / 1000)}s more`, retryInMs: left };
   return { ready: true };
