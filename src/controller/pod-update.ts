@@ -9,7 +9,7 @@
 import { canonicalJson } from "../revision/canonical-json.ts";
 import type { Pod } from "../api/pod.ts";
 import type { Pod as LivePod } from "../kube/objects.ts";
-import type { JsonPatchOperation } from "../kube/patch.ts";
+import { pointerSegment, type JsonPatchOperation } from "../kube/patch.ts";
 
 export type PodUpdate =
   | { kind: "in-place"; operations: JsonPatchOperation[] }
@@ -52,10 +52,10 @@ function inPlaceOperations(live: LivePod, from: Pod, to: Pod): JsonPatchOperatio
     const current = live.metadata?.[field];
     const changes: JsonPatchOperation[] = [];
     for (const key of Object.keys(before)) {
-      if (!(key in after) && current !== undefined && key in current) changes.push({ op: "remove", path: `/metadata/${field}/${escapePointer(key)}` });
+      if (!(key in after) && current !== undefined && key in current) changes.push({ op: "remove", path: `/metadata/${field}/${pointerSegment(key)}` });
     }
     for (const [key, value] of Object.entries(after)) {
-      if (current?.[key] !== value) changes.push({ op: "add", path: `/metadata/${field}/${escapePointer(key)}`, value });
+      if (current?.[key] !== value) changes.push({ op: "add", path: `/metadata/${field}/${pointerSegment(key)}`, value });
     }
     if (changes.length > 0 && current === undefined) operations.push({ op: "add", path: `/metadata/${field}`, value: {} });
     operations.push(...changes);
@@ -69,8 +69,4 @@ function inPlaceOperations(live: LivePod, from: Pod, to: Pod): JsonPatchOperatio
     });
   }
   return operations;
-}
-
-function escapePointer(key: string): string {
-  return key.replaceAll("~", "~0").replaceAll("/", "~1");
 }

@@ -4,7 +4,7 @@
 // and leaves an expectation, so the next plan waits until the cache shows it.
 import type { Pod } from "../kube/objects.ts";
 import { isLostRace } from "../kube/errors.ts";
-import type { JsonPatchOperation } from "../kube/patch.ts";
+import { pointerSegment, type JsonPatchOperation } from "../kube/patch.ts";
 import { endOperation, operateLabel, setServiceReady, startOperation, type LifecyclePods } from "./lifecycle/lifecycle-writes.ts";
 import { OPERATION_ID } from "./lifecycle/pod-ops-lifecycle.ts";
 import type { UpdateStep } from "./update-steps.ts";
@@ -34,7 +34,7 @@ export async function writeUpdateStep(writer: StepWriter, step: PodStep): Promis
     case "in-place": {
       const { namespace = "" } = step.pod.metadata ?? {};
       const operations: JsonPatchOperation[] = step.operate === true
-        ? [...step.operations, ...Object.entries(operateLabel(writer.nowMs(), id)).map(([label, value]) => ({ op: "add" as const, path: `/metadata/labels/${label.replaceAll("~", "~0").replaceAll("/", "~1")}`, value }))]
+        ? [...step.operations, ...Object.entries(operateLabel(writer.nowMs(), id)).map(([label, value]) => ({ op: "add" as const, path: `/metadata/labels/${pointerSegment(label)}`, value }))]
         : step.operations;
       try {
         await writer.pods.jsonPatch(namespace, name, operations);
@@ -47,37 +47,24 @@ export async function writeUpdateStep(writer: StepWriter, step: PodStep): Promis
       return;
     }
     case "start-operation": {
-      // The operation begins and the pod leaves traffic in one step: nothing needs to see the
-      // labels alone, and a round trip through the cache per pod is what a rollout waits on.
-      const started = await startOperation(writer.pods, step.pod, writer.nowMs(), id);
+      // The operation begins and the pod leaves traffic in one write: a round trip through the
+      // cache per pod is what a rollout waits on.
+      await startOperation(writer.pods, step.pod, writer.nowMs(), id);
       writer.expectNewer(step.pod);
-      await writeThrough(writer, started, setServiceReady(writer.pods, started, "False", writer.nowMs()));
       writer.record("OperationStarted", `pod ${name} leaves traffic for an update (PodOpsLifecycle)`);
       return;
     }
     case "leave-traffic":
     case "mark-service-ready": {
-      await setServiceReady(writer.pods, step.pod, step.kind === "leave-traffic" ? "False" : "True", writer.nowMs());
-      writer.expectNewer(step.pod);
+      const written = await setServiceReady(writer.pods, step.pod, step.kind === "leave-traffic" ? "False" : "True", writer.nowMs());
+      if (written !== step.pod) writer.expectNewer(step.pod);
       return;
     }
     case "end-operation": {
-      const inService = await writeThrough(writer, step.pod, setServiceReady(writer.pods, step.pod, "True", writer.nowMs()));
-      await endOperation(writer.pods, inService, id);
-      writer.expectNewer(inService);
+      await endOperation(writer.pods, step.pod, writer.nowMs(), id);
+      writer.expectNewer(step.pod);
       writer.record("OperationCompleted", `pod ${name} is back in traffic: ${step.reason}`);
       return;
     }
   }
-}
-
-/**
- * Waits for a write that may have been skipped (it returns `pod` itself then) and, when it was
- * made, leaves the expectation that the cache shows something newer than `pod`: a later write of
- * the same step then cannot be satisfied by a cache that shows only this one.
- */
-async function writeThrough(writer: StepWriter, pod: Pod, write: Promise<Pod>): Promise<Pod> {
-  const written = await write;
-  if (written !== pod) writer.expectNewer(pod);
-  return written;
 }

@@ -11,6 +11,8 @@
 // part both sides share (the same object, as a rendered pod shares what rendering left alone
 // with the pod) is equal and not walked.
 
+import { pointerSegment } from "../kube/patch.ts";
+
 export type JsonPatchOperation =
   | { op: "add"; path: string; value: unknown }
   | { op: "replace"; path: string; value: unknown }
@@ -36,8 +38,7 @@ function child(parent: Path, segment: string | number): Path {
 }
 
 function escape(segment: string | number): string {
-  if (typeof segment === "number") return String(segment);
-  return segment.includes("~") || segment.includes("/") ? segment.replaceAll("~", "~0").replaceAll("/", "~1") : segment;
+  return typeof segment === "number" ? String(segment) : pointerSegment(segment);
 }
 
 /** What the wire carries in place of a value: `undefined` list items become null. */

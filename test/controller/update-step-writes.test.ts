@@ -11,29 +11,26 @@ function pod(resourceVersion: string, conditions: { type: string; status: string
   return { metadata: { namespace: "ns", name: "web-0", resourceVersion, labels }, spec: { containers: [{ name: "app", image: "app:1" }] }, status: { conditions } };
 }
 
-/** A pod whose writes bump its resourceVersion and are logged; `expected` lists the versions the plan must see past. */
+/** A pod whose writes bump its resourceVersion and are logged by endpoint and content; `expected` lists the versions the plan must see past. */
 function writer(initial: Pod): { writer: StepWriter; writes: string[]; expected: string[] } {
   const writes: string[] = [];
   const expected: string[] = [];
-  let current = initial;
   let version = 100;
-  const write = (kind: string, next: Pod): Promise<Pod> => {
-    writes.push(kind);
-    current = { ...next, metadata: { ...next.metadata, resourceVersion: String(++version) } };
-    return Promise.resolve(current);
+  const write = (endpoint: string, operations: JsonPatchOperation[]): Promise<Pod> => {
+    const labels = operations.filter((operation) => operation.path.startsWith("/metadata/labels/")).map((operation) => operation.op);
+    const conditions = operations.filter((operation) => operation.path.startsWith("/status/conditions") && operation.op !== "test");
+    const gates = conditions.map((operation) => (("value" in operation && !Array.isArray(operation.value) ? operation.value : (operation as { value: unknown[] }).value[0]) as { status: string }).status);
+    const guarded = operations.some((operation) => operation.op === "test" && operation.path === "/metadata/resourceVersion" && operation.value === initial.metadata?.resourceVersion);
+    writes.push(`${endpoint}${guarded ? " (guarded)" : ""}: ${[...(labels.length > 0 ? [`labels ${labels.join(",")}`] : []), ...gates.map((status) => `gate ${status}`)].join(", ")}`);
+    return Promise.resolve({ ...initial, metadata: { ...initial.metadata, resourceVersion: String(++version) } });
   };
   return {
     writes,
     expected,
     writer: {
       pods: {
-        jsonPatch: (_namespace: string, _name: string, operations: JsonPatchOperation[]) =>
-          write(`labels:${operations.filter((operation) => operation.op !== "test").map((operation) => operation.op).join(",")}`, current),
-        jsonPatchStatus: (_namespace: string, _name: string, operations: JsonPatchOperation[]) => {
-          const { value } = operations.find((operation) => operation.op !== "test") as { value: unknown };
-          const condition = (Array.isArray(value) ? value[0] : value) as { type: string; status: string };
-          return write(`gate:${condition.status}`, { ...current, status: { conditions: [condition] } });
-        },
+        jsonPatch: (_namespace: string, _name: string, operations: JsonPatchOperation[]) => write("pods", operations),
+        jsonPatchStatus: (_namespace: string, _name: string, operations: JsonPatchOperation[]) => write("pods/status", operations),
       },
       nowMs: () => 1_000,
       expectNewer: (seen) => expected.push(seen.metadata?.resourceVersion ?? ""),
@@ -43,27 +40,40 @@ function writer(initial: Pod): { writer: StepWriter; writes: string[]; expected:
 }
 
 describe("update step writes", () => {
-  it("start an operation and take the pod out of traffic in one step; the next plan waits for the last write", async () => {
+  it("start an operation and take the pod out of traffic in one write; the next plan waits for it", async () => {
     const start = pod("7", [gate("True")]);
     const { writer: stepWriter, writes, expected } = writer(start);
     await writeUpdateStep(stepWriter, { kind: "start-operation", pod: start });
-    expect(writes).toEqual(["labels:add,add,add,add,add,add", "gate:False"]);
-    // Past the pod as it was, and past the labelled pod the gate write started from.
-    expect(expected).toEqual(["7", "101"]);
+    expect(writes).toEqual(["pods/status (guarded): labels add,add,add,add,add,add, gate False"]);
+    expect(expected).toEqual(["7"]);
   });
 
-  it("end an operation with the gate True first, then the labels; a gate already True is not written again", async () => {
+  it("end an operation with its labels removed and the gate True in one write; a gate already True is not written again", async () => {
     const operating = { [lifecycleLabel("operating")]: "1", [lifecycleLabel("operate")]: "2" };
     const outOfTraffic = pod("7", [gate("False")], operating);
     const first = writer(outOfTraffic);
     await writeUpdateStep(first.writer, { kind: "end-operation", pod: outOfTraffic, reason: "done" });
-    expect(first.writes).toEqual(["gate:True", "labels:remove,remove"]);
-    expect(first.expected).toEqual(["7", "101"]);
+    expect(first.writes).toEqual(["pods/status (guarded): labels remove,remove, gate True"]);
+    expect(first.expected).toEqual(["7"]);
 
     const inTraffic = pod("7", [gate("True")], operating);
     const second = writer(inTraffic);
     await writeUpdateStep(second.writer, { kind: "end-operation", pod: inTraffic, reason: "done" });
-    expect(second.writes).toEqual(["labels:remove,remove"]);
+    expect(second.writes).toEqual(["pods/status (guarded): labels remove,remove"]);
     expect(second.expected).toEqual(["7"]);
+  });
+
+  it("turn the gate alone, and expect nothing when it is already as wanted", async () => {
+    const ready = pod("7", [gate("False")]);
+    const first = writer(ready);
+    await writeUpdateStep(first.writer, { kind: "mark-service-ready", pod: ready });
+    expect(first.writes).toEqual(["pods/status: gate True"]);
+    expect(first.expected).toEqual(["7"]);
+
+    const already = pod("7", [gate("True")]);
+    const second = writer(already);
+    await writeUpdateStep(second.writer, { kind: "mark-service-ready", pod: already });
+    expect(second.writes).toEqual([]);
+    expect(second.expected).toEqual([]);
   });
 });
