@@ -96,14 +96,20 @@ export function typicalDecorations(): PodDecoration[] {
 const TOKEN_MOUNT = "/var/run/secrets/kubernetes.io/serviceaccount";
 const GENERATED_NAME_CHARACTERS = "bcdfghjklmnpqrstvwxz2456789";
 
+/** A token volume's name as the ServiceAccount admission plugin makes it: five random characters after the prefix. */
+export function generatedTokenVolumeName(): string {
+  let suffix = "";
+  for (let index = 0; index < 5; index++) suffix += GENERATED_NAME_CHARACTERS[Math.floor(Math.random() * GENERATED_NAME_CHARACTERS.length)];
+  return `kube-api-access-${suffix}`;
+}
+
 /**
  * The pod as the API server hands it to webhooks: its managed fields written, and the
  * ServiceAccount admission plugin's token volume, named `kube-api-access-` and five random
  * characters, mounted into every container. Each call names the volume anew, as the plugin does.
  */
 export function asAdmissionSeesIt(pod: Pod, now = new Date()): Pod {
-  const suffix = Array.from({ length: 5 }, () => GENERATED_NAME_CHARACTERS[Math.floor(Math.random() * GENERATED_NAME_CHARACTERS.length)]).join("");
-  const tokenVolume = `kube-api-access-${suffix}`;
+  const tokenVolume = generatedTokenVolumeName();
   const mount = { name: tokenVolume, readOnly: true, mountPath: TOKEN_MOUNT };
   const spec = pod.spec!;
   return {
