@@ -94,9 +94,14 @@ export const metrics: readonly Metric[] = [
   },
   {
     path: "flood.peakRssMiB",
-    measures: "webhook under the same flood: the server process's peak resident memory (VmHWM)",
+    measures: "webhook under the same flood: the server process's peak resident memory (VmHWM), run under the chart's memory limit in a memory cgroup, as its container is (Node sizes its heap to that limit)",
     target: { kind: "below", value: 512, text: "< 512 MiB (the chart's memory limit)" },
-    format: (value) => `${value} MiB`,
+    format: (value, section) => {
+      const limit = detail(section, ["memoryLimit"]) as { mib?: number; cgroup?: string; unavailable?: string } | undefined;
+      return limit?.unavailable !== undefined
+        ? `${value} MiB (NOT under the chart's memory limit: ${limit.unavailable})`
+        : `${value} MiB (under the chart's limit, ${String(limit?.mib)} MiB, cgroup ${String(limit?.cgroup)}; ${String(detail(section, ["oomKills"]))} OOM kills)`;
+    },
   },
   {
     path: "flood.crashes",

@@ -4,7 +4,8 @@
 // /healthz is probed as a kubelet would (a new connection each time, every 100 ms) on the health
 // port the chart's probes use, and for comparison on the webhook's own HTTPS port. Reports the
 // probes' latency, the server's peak RSS (VmHWM), whether it crashed, and how the flood was
-// answered (429 beyond the in-flight limits).
+// answered (429 beyond the in-flight limits). The server runs under the chart's memory limit, in
+// a memory cgroup, as its container does (memory-limit.ts; where none can be made, it says so).
 //   node test/bench/webhook-flood.ts [--json]        (FLOOD_SECONDS=20)
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -16,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { percentile } from "./statistics.ts";
 import { floodBody } from "./flood-body.ts";
+import { chartMemoryLimitBytes, memoryLimit, type MemoryLimit } from "./memory-limit.ts";
 
 export interface FloodResult {
   clients: number;
@@ -26,6 +28,10 @@ export interface FloodResult {
   /** /healthz on the webhook's HTTPS port, answered by the busy main thread. */
   webhookPortHealthz: ProbeFigures;
   peakRssMiB: number;
+  /** The memory limit the server ran under (the chart's), or why it ran without one. */
+  memoryLimit: { mib: number; cgroup: "v1" | "v2" } | { unavailable: string };
+  /** Times the kernel killed the server for memory (also counted in crashes). */
+  oomKills: number;
   crashes: number;
   /** Flood answers by HTTP status ("error" for a failed connection). */
   flood: Record<string, number>;
@@ -49,9 +55,11 @@ const SERVER_CORE = "1";
 const serverScript = fileURLToPath(new URL("./webhook-server.ts", import.meta.url));
 const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;
 
-async function startServer(): Promise<{ port: number; healthPort: number; ca: string; child: ChildProcess & { pid: number } }> {
-  const command = hasTaskset ? "taskset" : process.execPath;
-  const args = hasTaskset ? ["-c", SERVER_CORE, process.execPath, ...(process.env.FLOOD_NODE_OPTIONS ?? "").split(" ").filter(Boolean), serverScript, "decorate"] : [serverScript, "decorate"];
+async function startServer(limit: MemoryLimit | undefined): Promise<{ port: number; healthPort: number; ca: string; child: ChildProcess & { pid: number } }> {
+  const pinned: [string, string[]] = hasTaskset
+    ? ["taskset", ["-c", SERVER_CORE, process.execPath, ...(process.env.FLOOD_NODE_OPTIONS ?? "").split(" ").filter(Boolean), serverScript, "decorate"]]
+    : [process.execPath, [serverScript, "decorate"]];
+  const [command, args] = limit === undefined ? pinned : limit.wrap(...pinned);
   const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
   const [chunk] = (await once(child.stdout, "data")) as [Buffer];
   const { port, healthPort, ca } = JSON.parse(chunk.toString().split("\n")[0]!) as { port: number; healthPort: number; ca: string };
@@ -110,7 +118,9 @@ function peakRssMiB(pid: number): number {
 }
 
 export async function measureFlood(seconds = Number(process.env.FLOOD_SECONDS ?? 20)): Promise<FloodResult> {
-  const server = await startServer();
+  const limited = memoryLimit(chartMemoryLimitBytes(), `pod-decorator-flood-${process.pid}`);
+  const limit = "unavailable" in limited ? undefined : limited;
+  const server = await startServer(limit);
   let crashes = 0;
   let stopping = false;
   let peak = 0;
@@ -159,6 +169,8 @@ export async function measureFlood(seconds = Number(process.env.FLOOD_SECONDS ??
       await once(server.child, "exit");
     }
   }
+  const oomKills = limit?.oomKills() ?? 0;
+  limit?.remove();
   const round = (value: number) => Math.round(value * 10) / 10;
   const figures = (samples: number[], failures: { count: number }): ProbeFigures => ({
     probes: samples.length,
@@ -174,6 +186,8 @@ export async function measureFlood(seconds = Number(process.env.FLOOD_SECONDS ??
     healthz: figures(latencies, failed),
     webhookPortHealthz: figures(webhookPortLatencies, webhookPortFailed),
     peakRssMiB: peak,
+    memoryLimit: limit === undefined ? { unavailable: (limited as { unavailable: string }).unavailable } : { mib: Math.round(limit.bytes / 1048576), cgroup: limit.cgroup },
+    oomKills,
     crashes,
     flood,
     loadAverage1m,
@@ -192,7 +206,8 @@ if (!isMainThread) {
     const line = (figures: ProbeFigures) => `p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, max ${figures.maxMs} ms over ${figures.probes} probes (${figures.failed} failed)`;
     console.log(`  /healthz on the health port (the probes'): ${line(result.healthz)}`);
     console.log(`  /healthz on the webhook port, for comparison: ${line(result.webhookPortHealthz)}`);
-    console.log(`  server peak RSS ${result.peakRssMiB} MiB, crashes ${result.crashes}`);
+    const limitText = "unavailable" in result.memoryLimit ? `not under the chart's memory limit: ${result.memoryLimit.unavailable}` : `under the chart's memory limit, ${result.memoryLimit.mib} MiB (cgroup ${result.memoryLimit.cgroup}); ${result.oomKills} OOM kills`;
+    console.log(`  server peak RSS ${result.peakRssMiB} MiB (${limitText}), crashes ${result.crashes}`);
     console.log(`  flood answers: ${JSON.stringify(result.flood)}`);
   }
 }
