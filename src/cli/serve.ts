@@ -61,7 +61,39 @@ export const serve: Command = async (args) => {
   return 0;
 };
 
-async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): Promise<void> {
+/** Something this process started, and how to stop it. */
+interface Started {
+  what: string;
+  stop: () => unknown;
+}
+
+/**
+ * Serves until `stopRequested`. Everything started stops on one signal: when the process is
+ * told to stop, and when it fails (a port taken, the CA unreadable). A serve that cannot run must
+ * not linger half-started, its webhook port open and its informers watching: it stops what it
+ * started, in reverse order, and fails, so that the process exits and its pod is restarted.
+ */
+async function run(options: ServeOptions, logger: Logger, stopRequested: AbortSignal): Promise<void> {
+  const lifetime = new AbortController();
+  if (stopRequested.aborted) lifetime.abort();
+  else stopRequested.addEventListener("abort", () => lifetime.abort(), { once: true });
+  const started: Started[] = [];
+  try {
+    await serveUntilStopped(options, logger, lifetime.signal, started);
+  } catch (error) {
+    lifetime.abort();
+    for (const { what, stop } of started.reverse()) {
+      try {
+        await stop();
+      } catch (stopError) {
+        logger.warn({ err: stopError }, `stopping the ${what} after a failure failed`);
+      }
+    }
+    throw error;
+  }
+}
+
+async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: AbortSignal, started: Started[]): Promise<void> {
   const { config, source } = loadKubeConfig({ kubeconfig: options.kubeconfig });
   logger.info({ kubeconfig: source, server: config.getCurrentCluster()?.server }, "starting");
   const client = createKubeClient<CachedDecoration, CachedCollaSet>(config);
@@ -74,6 +106,7 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
   const revisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: POD_DECORATION_NAME_LABEL });
 
   const certificates = await servingCertificates(options, client, logger, signal);
+  started.push({ what: "serving certificates", stop: () => certificates.stop() });
   const caFilePem = "certFile" in options.tls && options.tls.caFile !== undefined ? await readFile(options.tls.caFile, "utf8") : undefined;
   const controllerUsernames = await controllerIdentity(options, config, logger, signal);
   let synced = false;
@@ -103,11 +136,15 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
     }),
   });
 
+  started.push({ what: "webhook server", stop: () => app.close() });
   informers.start(signal);
+  started.push({ what: "informers", stop: () => informers.stopped() });
   await app.listen({ host: options.webhookHost, port: options.webhookPort });
   const health = options.healthPort === 0 ? undefined : await startHealthServer({ host: options.webhookHost, port: options.healthPort, readiness });
+  if (health !== undefined) started.push({ what: "health server", stop: () => health.stop() });
   const metricsServer = options.metricsPort === 0 ? undefined : createMetricsServer(registry);
   if (metricsServer !== undefined) {
+    started.push({ what: "metrics server", stop: () => metricsServer.close() });
     metricsServer.listen(options.metricsPort, options.webhookHost);
     await once(metricsServer, "listening");
   }
@@ -130,6 +167,7 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
         logger.info({ url: options.webhookConfigUrl }, "webhook configurations point at this process");
       }
       trust = keepWebhookTrust(webhookTrustOptions(options, client, certificates, caFilePem, identity, logger), 10_000, signal);
+      started.push({ what: "webhook trust", stop: () => trust?.done });
       certificates.onChange(() => trust?.wake());
       await trust.firstPass;
     })();
@@ -142,6 +180,7 @@ async function run(options: ServeOptions, logger: Logger, signal: AbortSignal): 
   const controllersDone = options.leaderElect
     ? campaign(options, client, identity, logger, signal, controllers)
     : controllers(signal);
+  started.push({ what: "controllers", stop: () => controllersDone });
 
   if (!signal.aborted) await once(signal, "abort");
   // Stop taking requests first (the API server retries elsewhere), then the controllers
