@@ -5,12 +5,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { KubeConfig } from "@kubernetes/client-node";
 import { inject } from "vitest";
 import { RestTransport } from "../src/kube/rest-transport.ts";
+import { freePort } from "./controlplane/processes.ts";
 
 export interface PrivateApiServer {
   server: string;
@@ -24,17 +24,6 @@ export interface PrivateApiServer {
 interface ControlPlaneState {
   binary: string;
   pids: { "kube-apiserver"?: number };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 export interface PrivateApiServerOptions {

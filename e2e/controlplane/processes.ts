@@ -3,7 +3,7 @@
 // the process we started.
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { createServer, type AddressInfo, type Server } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 
 export function launch(command: string, args: string[], logFile: string, env: NodeJS.ProcessEnv = process.env): number {
@@ -34,23 +34,57 @@ export function tail(file: string): string {
   }
 }
 
+/**
+ * Ports for servers the fixtures and tests start, free when chosen, for the caller to pass on.
+ * They come from below the kernel's ephemeral range (ip_local_port_range), where no outgoing
+ * connection takes its local port: a port picked by binding port 0 comes from that range, and a
+ * client connection of any process on the machine could take it before the server binds it
+ * (seen: serve's metrics port, taken between choosing and binding). Held all at once while
+ * choosing, so one call never returns a port twice.
+ */
 export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, () =>
-      new Promise<ReturnType<typeof createServer>>((done, fail) => {
-        const server = createServer();
-        server.once("error", fail);
-        server.listen(0, "127.0.0.1", () => done(server));
-      }),
-    ),
-  );
-  const ports = servers.map((server) => {
-    const address = server.address();
-    if (address === null || typeof address === "string") throw new Error("no port");
-    return address.port;
+  const [low, high] = ephemeralPorts();
+  const servers: Server[] = [];
+  try {
+    for (let attempt = 0; servers.length < count; attempt++) {
+      if (attempt >= 200) throw new Error(`no ${count} free ports found below the ephemeral range (${low}-${high})`);
+      const port = FIRST_CHOSEN_PORT + Math.floor(Math.random() * (Math.min(low, NODE_PORTS_START) - FIRST_CHOSEN_PORT));
+      const server = await bound(port);
+      if (server !== undefined) servers.push(server);
+    }
+    return servers.map((server) => (server.address() as AddressInfo).port);
+  } finally {
+    await Promise.all(servers.map((server) => new Promise((done) => server.close(done))));
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const [port] = await freePorts(1);
+  return port!;
+}
+
+/** Ports below this are left to well-known services. */
+const FIRST_CHOSEN_PORT = 10_000;
+/** Kubernetes' default NodePort range starts here: left to Services. */
+const NODE_PORTS_START = 30_000;
+
+function ephemeralPorts(): [number, number] {
+  try {
+    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+    if (low !== undefined && high !== undefined && low > FIRST_CHOSEN_PORT + 1_000) return [low, high];
+  } catch {
+    // Not Linux: the usual range.
+  }
+  return [32_768, 60_999];
+}
+
+/** A server listening on 127.0.0.1:port, or undefined when the port is taken. */
+function bound(port: number): Promise<Server | undefined> {
+  return new Promise((done) => {
+    const server = createServer();
+    server.once("error", () => done(undefined));
+    server.listen(port, "127.0.0.1", () => done(server));
   });
-  await Promise.all(servers.map((server) => new Promise((done) => server.close(done))));
-  return ports;
 }
 
 export function alive(pid: number): boolean {

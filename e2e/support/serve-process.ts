@@ -3,12 +3,14 @@
 // `make demo` does. No test-runner dependency: e2e tests (operator.ts) and benchmarks use it.
 import { spawn, type ChildProcess } from "node:child_process";
 import { request as httpsRequest } from "node:https";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
 import { eventually, uniqueName } from "./polling.ts";
+import { freePort, freePorts } from "../controlplane/processes.ts";
 import { apiClient } from "../../src/kube/api-client.ts";
+
+export { freePort };
 
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 
@@ -64,17 +66,6 @@ export const DEFAULT_SYNC_TIMEOUT_MS = 120_000;
 /** How much of serve's output a failed start shows. */
 const OUTPUT_TAIL_CHARS = 8000;
 
-export async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? done(address.port) : fail(new Error("no port"))));
-    });
-  });
-}
-
 export function loadKubeConfigFile(path: string): KubeConfig {
   const config = new KubeConfig();
   config.loadFromFile(path);
@@ -84,7 +75,7 @@ export function loadKubeConfigFile(path: string): KubeConfig {
 export async function startServeProcess(options: ServeProcessOptions): Promise<ServeProcess> {
   const config = loadKubeConfigFile(options.adminKubeconfig ?? options.kubeconfig);
   const existing = options.existingWebhookConfigurations;
-  const [port, metricsPort, healthPort] = existing === undefined ? [await freePort(), await freePort(), await freePort()] : [existing.port, existing.metricsPort, existing.healthPort];
+  const [port = 0, metricsPort = 0, healthPort = 0] = existing === undefined ? await freePorts(3) : [existing.port, existing.metricsPort, existing.healthPort];
   const url = `https://127.0.0.1:${port}`;
   const args = existing !== undefined
     ? [main, "serve", `--kubeconfig=${options.kubeconfig}`, ...(options.args ?? [])]
