@@ -1,5 +1,5 @@
 // `pod-decorator serve` that cannot start must fail, not linger half-started: with one of its
-// ports taken (seen in CI: another process took the metrics port between the test choosing it and
+// ports taken (seen in a `make test` run: another process took the metrics port between the test choosing it and
 // serve binding it), the first serve left its webhook port open and its informers watching, and
 // waited for nothing until it was killed. It now stops what it had started and exits 1, naming
 // the cause, so that its pod is restarted.
