@@ -2,7 +2,8 @@
 // serve-process.ts, which benchmarks and the demo share).
 import { inject } from "vitest";
 import { kubeConfig } from "./cluster.ts";
-import { freePort, removeWebhookConfigurations as removeFrom, startServeProcess, troubleLines, type ServeProcess, type ServeProcessOptions } from "./serve-process.ts";
+import { freePort } from "../controlplane/processes.ts";
+import { removeWebhookConfigurations as removeFrom, startServeProcess, troubleLines, type ServeProcess, type ServeProcessOptions } from "./serve-process.ts";
 
 export { freePort, troubleLines };
 export type Operator = ServeProcess;

@@ -7,10 +7,8 @@ import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
 import { eventually, uniqueName } from "./polling.ts";
-import { freePort, freePorts } from "../controlplane/processes.ts";
+import { freePorts } from "../controlplane/processes.ts";
 import { apiClient } from "../../src/kube/api-client.ts";
-
-export { freePort };
 
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 

@@ -124,6 +124,7 @@ export async function measureFlood(seconds = Number(process.env.FLOOD_SECONDS ??
   let crashes = 0;
   let stopping = false;
   let peak = 0;
+  let oomKills: number;
   server.child.once("exit", () => {
     if (!stopping) crashes++;
   });
@@ -168,9 +169,9 @@ export async function measureFlood(seconds = Number(process.env.FLOOD_SECONDS ??
       server.child.kill("SIGTERM");
       await once(server.child, "exit");
     }
+    oomKills = limit?.oomKills() ?? 0;
+    limit?.remove();
   }
-  const oomKills = limit?.oomKills() ?? 0;
-  limit?.remove();
   const round = (value: number) => Math.round(value * 10) / 10;
   const figures = (samples: number[], failures: { count: number }): ProbeFigures => ({
     probes: samples.length,
@@ -186,7 +187,7 @@ export async function measureFlood(seconds = Number(process.env.FLOOD_SECONDS ??
     healthz: figures(latencies, failed),
     webhookPortHealthz: figures(webhookPortLatencies, webhookPortFailed),
     peakRssMiB: peak,
-    memoryLimit: limit === undefined ? { unavailable: (limited as { unavailable: string }).unavailable } : { mib: Math.round(limit.bytes / 1048576), cgroup: limit.cgroup },
+    memoryLimit: "unavailable" in limited ? limited : { mib: Math.round(limited.bytes / 1048576), cgroup: limited.cgroup },
     oomKills,
     crashes,
     flood,

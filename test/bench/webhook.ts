@@ -14,6 +14,7 @@ import { readFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { TOKEN_VOLUME_PREFIX } from "../../src/webhook/replica-identity.ts";
 import { percentile } from "./statistics.ts";
 import { asAdmissionSeesIt, generatedTokenVolumeName, podAdmissionReview, typicalPod } from "./typical-workload.ts";
 
@@ -88,6 +89,9 @@ async function startServer(mode: "decorate" | "bare"): Promise<{ port: number; c
   return { port, child: child as ChildProcess & { pid: number } };
 }
 
+const TOKEN_MARKER = "@@token@@";
+const HASH_MARKER = "@@hash@@";
+
 /**
  * The AdmissionReview a request carries, in pieces around its variable parts: the token volume's
  * generated name (a new one per request, as the API server gives each replica) and, for distinct
@@ -95,15 +99,12 @@ async function startServer(mode: "decorate" | "bare"): Promise<{ port: number; c
  * little per request with distinct pods as with replicas (building and serialising a pod per
  * request cost it ~0.1 ms, on the core whose timing the latencies are).
  */
-const TOKEN_MARKER = "@@token@@";
-const HASH_MARKER = "@@hash@@";
-
 function reviewPieces(distinct: boolean): string[] {
   const pod = typicalPod();
   if (distinct) pod.metadata!.labels!["pod-template-hash"] = `h${HASH_MARKER}`;
   const review = asAdmissionSeesIt(pod);
-  const tokenVolume = review.spec!.volumes!.find((volume) => volume.name.startsWith("kube-api-access-"))!.name;
-  return podAdmissionReview(review).replaceAll(tokenVolume, TOKEN_MARKER).split(/(@@token@@|@@hash@@)/);
+  const tokenVolume = review.spec!.volumes!.find((volume) => volume.name.startsWith(TOKEN_VOLUME_PREFIX))!.name;
+  return podAdmissionReview(review).replaceAll(tokenVolume, TOKEN_MARKER).split(new RegExp(`(${TOKEN_MARKER}|${HASH_MARKER})`));
 }
 
 const pieces = { replicas: reviewPieces(false), distinct: reviewPieces(true) };
