@@ -4,7 +4,8 @@
 import type { Pod } from "../api/pod.ts";
 import type { PodDecoration, PodDecorationTemplate } from "../api/poddecoration.ts";
 import { specRevision } from "../revision/revision-data.ts";
-import { type DecorationToApply, type RenderResult, renderPod } from "./render.ts";
+import { podWithoutNullFields } from "../api/null-fields.ts";
+import { type DecorationToApply, type RenderResult, renderReadPod } from "./render.ts";
 import { type Exclusion, selectApplicable, selectDecorations } from "./selection.ts";
 import { selectorKeys } from "./selector.ts";
 
@@ -41,6 +42,12 @@ export interface DecorateResult extends RenderResult {
  * is what makes rendering idempotent (DESIGN §3): rendering its result selects nothing new.
  */
 export function decoratePod(pod: Pod, decorations: readonly PodDecoration[], revisionFor: RevisionFor): DecorateResult {
+  // Read as the API server reads it: a null field is an absent one (DESIGN §10).
+  return decorateReadPod(podWithoutNullFields(pod), decorations, revisionFor);
+}
+
+/** decoratePod of a pod already read through podWithoutNullFields, as the pod webhook reads each pod once. */
+export function decorateReadPod(pod: Pod, decorations: readonly PodDecoration[], revisionFor: RevisionFor): DecorateResult {
   const first = selectApplicable(pod, decorations);
   const chosen = new Set(first.apply);
   let round = render(pod, chosen, revisionFor);
@@ -81,7 +88,7 @@ function render(pod: Pod, chosen: ReadonlySet<PodDecoration>, revisionFor: Revis
     }
     toApply.push({ name, namespace: decoration.metadata.namespace, creationTimestamp: decoration.metadata.creationTimestamp, ...revision });
   }
-  return { rendered: renderPod(pod, toApply), warnings };
+  return { rendered: renderReadPod(pod, toApply), warnings };
 }
 
 function readsAny(decoration: PodDecoration, labelKeys: ReadonlySet<string>): boolean {

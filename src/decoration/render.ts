@@ -51,7 +51,11 @@ export interface RenderResult {
  */
 export function renderPod(pod: Pod, decorations: readonly DecorationToApply[]): RenderResult {
   // Read as the API server reads it: a null field is an absent one (DESIGN §10).
-  const input = podWithoutNullFields(pod);
+  return renderReadPod(podWithoutNullFields(pod), decorations);
+}
+
+/** renderPod of a pod already read through podWithoutNullFields: decoratePod reads a pod once and may render it more than once. */
+export function renderReadPod(input: Pod, decorations: readonly DecorationToApply[]): RenderResult {
   if (decorations.length === 0) return { pod: input, warnings: [], applied: [] };
   const ordered = sortInDecorationOrder(decorations, (decoration) =>
     decorationOrder({

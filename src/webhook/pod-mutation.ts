@@ -6,7 +6,7 @@
 // can affect admission, and `onDecorationError` says how.
 import type { Pod } from "../api/pod.ts";
 import type { PodDecoration } from "../api/poddecoration.ts";
-import { decoratePod } from "../decoration/decorate.ts";
+import { decorateReadPod } from "../decoration/decorate.ts";
 import { podWithoutNullFields } from "../api/null-fields.ts";
 import { DecorationError } from "../decoration/decoration-error.ts";
 import { newPodRevisions, type DecorationSource } from "../decoration/updated-revisions.ts";
@@ -78,7 +78,7 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
   function decorate(request: AdmissionRequest, original: Pod, read: Pod, pod: Pod, decorations: readonly PodDecoration[], forged: boolean): AdmissionDecision {
     let result;
     try {
-      result = decoratePod(pod, decorations, revisionFor);
+      result = decorateReadPod(pod, decorations, revisionFor);
     } catch (error) {
       if (!(error instanceof DecorationError)) {
         // Not the decoration's fault, so not the pod's to pay for.
