@@ -6,7 +6,10 @@
 // (a label differs, so every one is rendered). Every request carries the pod as the API server
 // sends it to webhooks: managed fields, and a token volume with a name of its own.
 // Each server runs in its own process pinned to one core; autocannon drives it from this one
-// (which `make bench` pins to the other core).
+// (which `make bench` pins to the other core). The three servers are measured in turns, a slice
+// of each in every round (in a rotating order), so that the machine's slow and quiet moments
+// fall on each of them alike: a ratio compares them under the same conditions, not whatever
+// ran on the machine during one server's turn.
 //   node test/bench/webhook.ts [--json]        (BENCH_SECONDS=10 per measurement)
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -20,7 +23,10 @@ import { asAdmissionSeesIt, generatedTokenVolumeName, podAdmissionReview, typica
 
 export interface LoadFigures {
   rps: number;
-  /** autocannon's percentiles: whole milliseconds, corrected for coordinated omission at a fixed rate. */
+  /**
+   * Whole milliseconds, corrected for coordinated omission at a fixed rate as autocannon corrects
+   * them (HdrHistogram's expected interval), over every slice's response times.
+   */
   p50Ms: number;
   p99Ms: number;
   /** Percentiles of the raw response times (µs resolution, uncorrected). */
@@ -76,6 +82,13 @@ type Pods = "replicas" | "distinct";
 const SERVER_CORE = "1";
 const CONNECTIONS = 10;
 const FIXED_RATE = 1_000;
+/** Each measurement is this many slices, taken in turns with the other servers'. */
+const SLICES = 5;
+/**
+ * The start of a slice, when its connections are being opened (a TLS handshake each), is not
+ * counted in its latencies: slices would otherwise add handshakes no steady load has.
+ */
+const SLICE_SETTLE_MS = 250;
 const serverScript = fileURLToPath(new URL("./webhook-server.ts", import.meta.url));
 const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;
 
@@ -126,7 +139,17 @@ function processCpuMicros(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond) * 1e6;
 }
 
-function load(port: number, serverPid: number, options: { durationSeconds: number; overallRate?: number; pods: Pods }): Promise<LoadFigures> {
+interface Slice {
+  requests: number;
+  errors: number;
+  wallMicros: number;
+  clientCpuMicros: number;
+  serverCpuMicros: number;
+  /** Response times (ms) after the slice settled. */
+  times: number[];
+}
+
+function loadSlice(port: number, serverPid: number, options: { durationSeconds: number; overallRate?: number; pods: Pods }): Promise<Slice> {
   const times: number[] = [];
   const cpuBefore = process.cpuUsage();
   const serverCpuBefore = processCpuMicros(serverPid);
@@ -147,40 +170,95 @@ function load(port: number, serverPid: number, options: { durationSeconds: numbe
         return;
       }
       const cpu = process.cpuUsage(cpuBefore);
-      const serverCpu = processCpuMicros(serverPid) - serverCpuBefore;
-      const wallMicros = (performance.now() - started) * 1000;
       resolve({
-        rps: Math.round(result.requests.average),
-        p50Ms: result.latency.p50,
-        p99Ms: result.latency.p99,
-        exactP50Ms: round(percentile(times, 50)),
-        exactP99Ms: round(percentile(times, 99)),
+        requests: result.requests.total,
         errors: result.errors + result.timeouts + result.non2xx,
-        clientCpuPercent: Math.round(((cpu.user + cpu.system) / wallMicros) * 100),
-        serverCpuPercent: Math.round((serverCpu / wallMicros) * 100),
-        serverCpuMicrosPerRequest: Math.round(serverCpu / Math.max(1, result.requests.total)),
+        wallMicros: (performance.now() - started) * 1000,
+        clientCpuMicros: cpu.user + cpu.system,
+        serverCpuMicros: processCpuMicros(serverPid) - serverCpuBefore,
+        times,
       });
     });
     instance.on("response", (_client, statusCode, _bytes, responseTime) => {
-      if (statusCode === 200) times.push(responseTime);
+      if (statusCode === 200 && performance.now() - started >= SLICE_SETTLE_MS) times.push(responseTime);
     });
   });
+}
+
+/**
+ * Response times as autocannon records them at a fixed rate: each in whole milliseconds, and a
+ * response later than the interval at which its connection sends stands also for the requests
+ * that waited behind it (HdrHistogram's recordValueWithExpectedInterval).
+ */
+function correctedForCoordinatedOmission(times: readonly number[], intervalMs: number): number[] {
+  const corrected: number[] = [];
+  for (const time of times) {
+    const value = Math.floor(time);
+    corrected.push(value);
+    for (let missing = value - intervalMs; missing >= intervalMs; missing -= intervalMs) corrected.push(missing);
+  }
+  return corrected;
+}
+
+function figures(slices: readonly Slice[], overallRate: number | undefined): LoadFigures {
+  const sum = (field: keyof Omit<Slice, "times">) => slices.reduce((total, slice) => total + slice[field], 0);
+  const times = slices.flatMap((slice) => slice.times);
+  // autocannon's expected interval: ⌈1 / requests per second per connection⌉, as it computes it.
+  const recorded = overallRate === undefined ? times.map(Math.floor) : correctedForCoordinatedOmission(times, Math.ceil(1 / (overallRate / CONNECTIONS)));
+  const wallMicros = sum("wallMicros");
+  const requests = sum("requests");
+  return {
+    rps: Math.round(requests / (wallMicros / 1e6)),
+    p50Ms: percentile(recorded, 50),
+    p99Ms: percentile(recorded, 99),
+    exactP50Ms: round(percentile(times, 50)),
+    exactP99Ms: round(percentile(times, 99)),
+    errors: sum("errors"),
+    clientCpuPercent: Math.round((sum("clientCpuMicros") / wallMicros) * 100),
+    serverCpuPercent: Math.round((sum("serverCpuMicros") / wallMicros) * 100),
+    serverCpuMicrosPerRequest: Math.round(sum("serverCpuMicros") / Math.max(1, requests)),
+  };
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
 /** Distinct pods never repeat, across measurements too. */
 let serial = 0;
 
-async function measure(mode: "decorate" | "bare", seconds: number, pods: Pods = "replicas"): Promise<ServerFigures> {
-  const { port, child } = await startServer(mode);
+interface Server {
+  mode: "decorate" | "bare";
+  pods: Pods;
+  port: number;
+  child: ChildProcess & { pid: number };
+}
+
+/** `seconds` of load for each server, in SLICES turns each; the order rotates from round to round. */
+async function inTurns(servers: readonly Server[], seconds: number, overallRate: number | undefined): Promise<LoadFigures[]> {
+  const slices = servers.map((): Slice[] => []);
+  for (let pass = 0; pass < SLICES; pass++) {
+    for (let turn = 0; turn < servers.length; turn++) {
+      const index = (pass + turn) % servers.length;
+      const server = servers[index]!;
+      slices[index]!.push(await loadSlice(server.port, server.child.pid, { durationSeconds: seconds / SLICES, pods: server.pods, ...(overallRate === undefined ? {} : { overallRate }) }));
+    }
+  }
+  return slices.map((taken) => figures(taken, overallRate));
+}
+
+async function measureAll(seconds: number): Promise<{ bare: ServerFigures; decorate: ServerFigures; decorateDistinct: ServerFigures }> {
+  const servers: Server[] = [];
   try {
-    await load(port, child.pid, { durationSeconds: 2, pods }); // warm-up: JIT, TLS sessions
-    const saturation = await load(port, child.pid, { durationSeconds: seconds, pods });
-    const fixedRate = await load(port, child.pid, { durationSeconds: seconds, overallRate: FIXED_RATE, pods });
-    return { saturation, fixedRate };
+    for (const [mode, pods] of [["bare", "replicas"], ["decorate", "replicas"], ["decorate", "distinct"]] as const) servers.push({ mode, pods, ...(await startServer(mode)) });
+    // Warm-up: JIT, TLS sessions.
+    for (const server of servers) await loadSlice(server.port, server.child.pid, { durationSeconds: 2, pods: server.pods });
+    const saturation = await inTurns(servers, seconds, undefined);
+    const fixedRate = await inTurns(servers, seconds, FIXED_RATE);
+    const of = (index: number): ServerFigures => ({ saturation: saturation[index]!, fixedRate: fixedRate[index]! });
+    return { bare: of(0), decorate: of(1), decorateDistinct: of(2) };
   } finally {
-    child.kill("SIGTERM");
-    await once(child, "exit");
+    for (const { child } of servers) {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    }
   }
 }
 
@@ -194,9 +272,7 @@ function ratios(decorate: ServerFigures, bare: ServerFigures): WebhookRatios {
 
 export async function benchWebhook(seconds = 10): Promise<WebhookBenchResult> {
   const loadAverage1m = loadavg()[0]!;
-  const bare = await measure("bare", seconds);
-  const decorate = await measure("decorate", seconds);
-  const decorateDistinct = await measure("decorate", seconds, "distinct");
+  const { bare, decorate, decorateDistinct } = await measureAll(seconds);
   return {
     ...ratios(decorate, bare),
     p99Ms: decorate.fixedRate.p99Ms,
