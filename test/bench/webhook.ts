@@ -2,7 +2,7 @@
 // saturation and p50/p99 latency at a fixed 1,000 requests/s, for the real pod webhook over
 // 50 decorations (5 matching) and for a bare server of the same stack answering allowed: true.
 // The pod webhook is measured twice: with replicas of one pod template (what a scale-up sends;
-// answered from the webhook's memory after the first) and with a different pod in every request
+// answered from the webhook's memory from the third on) and with a different pod in every request
 // (a label differs, so every one is rendered). Every request carries the pod as the API server
 // sends it to webhooks: managed fields, and a token volume with a name of its own.
 // Each server runs in its own process pinned to one core; autocannon drives it from this one
