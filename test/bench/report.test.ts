@@ -45,10 +45,10 @@ describe("evaluate", () => {
   it("flags webhook figures from a server that did not have its core, or a rate that was not reached", () => {
     const figures = (serverCpuPercent: number, rps: number) => ({ rps, p50Ms: 2, p99Ms: 4, exactP99Ms: 3.5, serverCpuPercent, serverCpuMicrosPerRequest: 300 });
     const section = (share: number, achieved: number, load = 0.5) => ({
-      throughputRatio: 0.8, cpuThroughputRatio: 0.75, rps: 4000, p99Ms: 4, fixedRate: 1000, loadAverage1m: load, cpus: 2,
+      throughputRatio: 0.8, cpuThroughputRatio: 0.75, rps: 4000, p99Ms: 4, p99Ratio: 1.1, fixedRate: 1000, loadAverage1m: load, cpus: 2,
       decorate: { saturation: figures(99, 4000), fixedRate: figures(40, achieved) }, bare: { saturation: figures(share, 5000), fixedRate: figures(20, 1000) },
     });
-    const webhookMetrics = metrics.filter((metric) => metric.path === "webhook.throughputRatio" || metric.path === "webhook.p99Ms");
+    const webhookMetrics = metrics.filter((metric) => metric.path === "webhook.throughputRatio" || metric.path === "webhook.p99Ratio");
     const verdicts = (webhook: Record<string, unknown>) => evaluate(webhookMetrics, { webhook }, ran).map((row) => row.verdict);
     expect(verdicts(section(98, 1000))).toEqual(["met", "met"]);
     expect(verdicts(section(34, 1000))[0]).toBe("met (unreliable: a server got only 34% of its core at saturation, the rest went to other processes)");

@@ -68,8 +68,9 @@ export const metrics: readonly Metric[] = [
   throughputRatio("webhook.distinctPods.throughputRatio", "decorateDistinct", ["distinctPods"], "webhook: the same ratio with a different pod in every request (every one rendered)"),
   {
     path: "webhook.p99Ms",
-    measures: "webhook: pod webhook p99 latency at a fixed 1,000 req/s, server pinned to one core (autocannon, whole ms, corrected for coordinated omission)",
-    target: { kind: "below", value: 5, text: "< 5 ms at 1,000 req/s on one core" },
+    // No target of its own: DESIGN §9 judges the p99 against the bare server's in the same run
+    // (webhook.p99Ratio), as an absolute p99 on a shared 2-core machine measures the machine.
+    measures: "webhook: pod webhook p99 latency at a fixed 1,000 req/s, server pinned to one core (whole ms, corrected for coordinated omission as autocannon corrects it)",
     format: (value, section) =>
       `${value} ms (raw ${String(detail(section, ["decorate", "fixedRate", "exactP99Ms"]))} ms; ${String(detail(section, ["decorate", "fixedRate", "rps"]))} req/s achieved; ` +
       `bare server ${String(detail(section, ["bare", "fixedRate", "p99Ms"]))} ms)`,
