@@ -225,7 +225,6 @@ const round = (value: number) => Math.round(value * 100) / 100;
 let serial = 0;
 
 interface Server {
-  mode: "decorate" | "bare";
   pods: Pods;
   port: number;
   child: ChildProcess & { pid: number };
@@ -247,7 +246,7 @@ async function inTurns(servers: readonly Server[], seconds: number, overallRate:
 async function measureAll(seconds: number): Promise<{ bare: ServerFigures; decorate: ServerFigures; decorateDistinct: ServerFigures }> {
   const servers: Server[] = [];
   try {
-    for (const [mode, pods] of [["bare", "replicas"], ["decorate", "replicas"], ["decorate", "distinct"]] as const) servers.push({ mode, pods, ...(await startServer(mode)) });
+    for (const [mode, pods] of [["bare", "replicas"], ["decorate", "replicas"], ["decorate", "distinct"]] as const) servers.push({ pods, ...(await startServer(mode)) });
     // Warm-up: JIT, TLS sessions.
     for (const server of servers) await loadSlice(server.port, server.child.pid, { durationSeconds: 2, pods: server.pods });
     const saturation = await inTurns(servers, seconds, undefined);
@@ -256,6 +255,8 @@ async function measureAll(seconds: number): Promise<{ bare: ServerFigures; decor
     return { bare: of(0), decorate: of(1), decorateDistinct: of(2) };
   } finally {
     for (const { child } of servers) {
+      // A server that has exited already (crashed) would never emit "exit" again.
+      if (child.exitCode !== null || child.signalCode !== null) continue;
       child.kill("SIGTERM");
       await once(child, "exit");
     }
