@@ -39,12 +39,16 @@ export type ParsedLabelSelector = { ok: true; matches: LabelMatcher } | { ok: fa
 export function parseLabelSelector(selector: LabelSelector, path = "selector"): ParsedLabelSelector {
   const errors = validateLabelSelector(selector, path);
   if (errors.length > 0) return { ok: false, errors };
-  const pairs = Object.entries(selector.matchLabels ?? {});
+  const keys = Object.keys(selector.matchLabels ?? {});
+  const values = keys.map((key) => selector.matchLabels![key]);
   const requirements = (selector.matchExpressions ?? []).map(compileRequirement);
-  return {
-    ok: true,
-    matches: (labels) => pairs.every(([key, value]) => labels[key] === value) && requirements.every((requirement) => requirement(labels)),
+  // Plain loops: a pod is tested against every selector of its namespace, and this allocates nothing.
+  const matches: LabelMatcher = (labels) => {
+    for (let index = 0; index < keys.length; index++) if (labels[keys[index]!] !== values[index]) return false;
+    for (let index = 0; index < requirements.length; index++) if (!requirements[index]!(labels)) return false;
+    return true;
   };
+  return { ok: true, matches };
 }
 
 function compileRequirement(requirement: LabelSelectorRequirement): LabelMatcher {

@@ -26,7 +26,7 @@ import {
 import { type LabelSelector, LabelSelectorSchema, validateLabelSelector } from "./label-selector.ts";
 import { dns1123SubdomainErrors } from "./names.ts";
 import { overrideAffinityRules, nodeSelectorTermRules } from "./affinity-rules.ts";
-import { ANNOTATIONS_SIZE_LIMIT, annotationsSize } from "./annotations.ts";
+import { ANNOTATIONS_SIZE_LIMIT, annotationsTooLong } from "./annotations.ts";
 import { containerRules, primaryPatchRules } from "./container-rules.ts";
 import { volumeSourceRules } from "./volume-rules.ts";
 import { withoutNullFields } from "./null-fields.ts";
@@ -322,7 +322,7 @@ function validateMetadataPatch(patch: MetadataPatch, path: string): FieldError[]
   const annotationsPath = childPath(path, "annotations");
   errors.push(...validateAnnotationKeys(patch.annotations ?? {}, annotationsPath));
   // The pod's annotations together must fit too: checked when rendering.
-  if (annotationsSize(patch.annotations ?? {}) > ANNOTATIONS_SIZE_LIMIT) errors.push(tooLongError(annotationsPath, ANNOTATIONS_SIZE_LIMIT));
+  if (annotationsTooLong(patch.annotations ?? {})) errors.push(tooLongError(annotationsPath, ANNOTATIONS_SIZE_LIMIT));
   if (policy === "MergePatchJson") {
     // A merge patch (RFC 7386) is any JSON value; text that is not JSON patches nothing.
     for (const [key, value] of Object.entries(patch.annotations ?? {})) {

@@ -79,62 +79,92 @@ export function selectApplicable(pod: Pod, decorations: readonly PodDecoration[]
   return select(pod, decorations, undefined);
 }
 
-// Without `exclude` (the hot path), `exclude?.(…)` does not even create the describing closures.
+// Without `exclude` (the hot path) no describing closure is created, and the loops capture no
+// variable of theirs in one: the details are written by the functions below, so that selecting
+// among a namespace's decorations allocates nothing per decoration that does not apply.
 function select(pod: Pod, decorations: readonly PodDecoration[], exclude: Exclude | undefined): { apply: PodDecoration[]; warnings: string[] } {
   const namespace = pod.metadata?.namespace ?? DEFAULT_NAMESPACE;
   const labels = labelsAsDecoded(pod.metadata?.labels);
-  const sameNamespace: PodDecoration[] = [];
+  const recorded = podRevisions(pod);
   const matching: PodDecoration[] = [];
-  for (const pd of decorations) {
+  // Idempotency: recorded decorations, and their groups, are settled on this pod. A recorded
+  // decoration's group is known only while it exists in the namespace.
+  const recordedNames = recorded.revisions.length === 0 ? undefined : new Set(recorded.revisions.map((entry) => entry.name));
+  let settledGroups: Map<string, string> | undefined;
+  for (let index = 0; index < decorations.length; index++) {
+    const pd = decorations[index]!;
     const pdNamespace = pd.metadata.namespace ?? DEFAULT_NAMESPACE;
     if (pdNamespace !== namespace) {
-      exclude?.(pd, "namespace", () => `in namespace ${pdNamespace}, the pod is in ${namespace}`);
+      if (exclude !== undefined) exclude(pd, "namespace", inOtherNamespace(pdNamespace, namespace));
       continue;
     }
-    sameNamespace.push(pd);
-    if (!selectorMatches(pd.spec.selector, labels)) exclude?.(pd, "selector", () => describeMismatch(pd.spec.selector));
-    else if (pd.metadata.deletionTimestamp !== undefined) exclude?.(pd, "deleting", () => `being deleted since ${pd.metadata.deletionTimestamp ?? ""}`);
-    else matching.push(pd);
+    if (recordedNames !== undefined) {
+      const group = decorationGroup(pd);
+      const name = pd.metadata.name ?? "";
+      if (group !== "" && recordedNames.has(name) && settledGroups?.has(group) !== true) (settledGroups ??= new Map()).set(group, name);
+    }
+    if (!selectorMatches(pd.spec.selector, labels)) {
+      if (exclude !== undefined) exclude(pd, "selector", selectorMismatch(pd.spec.selector));
+    } else if (pd.metadata.deletionTimestamp !== undefined) {
+      if (exclude !== undefined) exclude(pd, "deleting", beingDeleted(pd.metadata.deletionTimestamp));
+    } else {
+      matching.push(pd);
+    }
   }
 
   // Exclusivity: within a non-empty group only the highest weight applies (ties all apply).
-  const winners = new Map<string, { weight: number; names: string[] }>();
+  let winners: Map<string, GroupWinner> | undefined;
   for (const pd of matching) {
     const group = decorationGroup(pd);
     if (group === "") continue;
     const weight = decorationWeight(pd);
-    const best = winners.get(group);
-    if (best === undefined || weight > best.weight) winners.set(group, { weight, names: [pd.metadata.name ?? ""] });
+    const best = winners?.get(group);
+    if (best === undefined || weight > best.weight) (winners ??= new Map()).set(group, { weight, names: [pd.metadata.name ?? ""] });
     else if (weight === best.weight) best.names.push(pd.metadata.name ?? "");
-  }
-
-  // Idempotency: recorded decorations, and their groups, are settled on this pod. A recorded
-  // decoration's group is known only while it exists in the namespace.
-  const recorded = podRevisions(pod);
-  const recordedNames = new Set(recorded.revisions.map((entry) => entry.name));
-  const settledGroups = new Map<string, string>();
-  if (recordedNames.size > 0) {
-    for (const pd of sameNamespace) {
-      const group = decorationGroup(pd);
-      const name = pd.metadata.name ?? "";
-      if (group !== "" && recordedNames.has(name) && !settledGroups.has(group)) settledGroups.set(group, name);
-    }
   }
 
   const apply: PodDecoration[] = [];
   for (const pd of matching) {
     const name = pd.metadata.name ?? "";
     const group = decorationGroup(pd);
-    const winner = group === "" ? undefined : winners.get(group);
-    if (recordedNames.has(name)) {
-      exclude?.(pd, "already-applied", () => "the pod already records a revision of it");
-    } else if (settledGroups.has(group)) {
-      exclude?.(pd, "already-applied", () => `group ${group} is already applied to the pod by ${settledGroups.get(group) ?? ""}`);
+    const winner = group === "" ? undefined : winners?.get(group);
+    const settledBy = group === "" ? undefined : settledGroups?.get(group);
+    if (recordedNames?.has(name) === true) {
+      if (exclude !== undefined) exclude(pd, "already-applied", alreadyRecorded);
+    } else if (settledBy !== undefined) {
+      if (exclude !== undefined) exclude(pd, "already-applied", groupSettled(group, settledBy));
     } else if (winner !== undefined && decorationWeight(pd) < winner.weight) {
-      exclude?.(pd, "group", () => `group ${group}: weight ${decorationWeight(pd)} loses to weight ${winner.weight} (${winner.names.join(", ")})`);
+      if (exclude !== undefined) exclude(pd, "group", outweighed(group, decorationWeight(pd), winner));
     } else {
       apply.push(pd);
     }
   }
-  return { apply: sortInDecorationOrder(apply, orderOf), warnings: recorded.warnings };
+  return { apply: apply.length < 2 ? apply : sortInDecorationOrder(apply, orderOf), warnings: recorded.warnings };
+}
+
+interface GroupWinner {
+  weight: number;
+  names: string[];
+}
+
+function inOtherNamespace(pdNamespace: string, namespace: string): () => string {
+  return () => `in namespace ${pdNamespace}, the pod is in ${namespace}`;
+}
+
+function selectorMismatch(selector: unknown): () => string {
+  return () => describeMismatch(selector);
+}
+
+function beingDeleted(since: string | undefined): () => string {
+  return () => `being deleted since ${since ?? ""}`;
+}
+
+const alreadyRecorded = (): string => "the pod already records a revision of it";
+
+function groupSettled(group: string, settledBy: string): () => string {
+  return () => `group ${group} is already applied to the pod by ${settledBy}`;
+}
+
+function outweighed(group: string, weight: number, winner: GroupWinner): () => string {
+  return () => `group ${group}: weight ${weight} loses to weight ${winner.weight} (${winner.names.join(", ")})`;
 }

@@ -74,8 +74,10 @@ function diffObject(before: Record<string, Json>, after: Record<string, Json>, p
   for (const key in after) {
     const value = after[key];
     if (value === undefined) continue;
-    if (!Object.hasOwn(before, key) || before[key] === undefined) operations.push({ op: "add", path: child(path, key), value: copy(value) });
-    else diffValue(before[key], value, child(path, key), operations);
+    const previous = before[key];
+    if (previous === value) continue;
+    if (!Object.hasOwn(before, key) || previous === undefined) operations.push({ op: "add", path: child(path, key), value: copy(value) });
+    else diffValue(previous, value, child(path, key), operations);
   }
 }
 
@@ -95,7 +97,7 @@ function diffList(before: readonly Json[], after: readonly Json[], path: Path, o
     let same = 0;
     while (same < common && oldIds[same] === newIds[same]) same++;
     if (same === common) {
-      for (let index = 0; index < common; index++) diffValue(before[index], after[index], child(path, index), operations);
+      for (let index = 0; index < common; index++) if (before[index] !== after[index]) diffValue(before[index], after[index], child(path, index), operations);
       for (let index = before.length - 1; index >= common; index--) operations.push({ op: "remove", path: child(path, index) });
       for (let index = common; index < after.length; index++) operations.push({ op: "add", path: child(path, index), value: copy(after[index]) });
       return;
