@@ -54,8 +54,7 @@ export function decorateReadPod(pod: Pod, decorations: readonly PodDecoration[],
   for (;;) {
     const changed = changedLabelKeys(pod, round.rendered.pod);
     // Only a decoration whose selector reads a changed label can have started to match.
-    const affected = decorations.some((decoration) => !chosen.has(decoration) && readsAny(decoration, changed));
-    if (!affected) break;
+    if (!anyReads(decorations, chosen, changed)) break;
     const joining = selectApplicable(round.rendered.pod, decorations).apply.filter((decoration) => !chosen.has(decoration));
     if (joining.length === 0) break;
     for (const decoration of joining) chosen.add(decoration);
@@ -65,7 +64,9 @@ export function decorateReadPod(pod: Pod, decorations: readonly PodDecoration[],
   return {
     ...round.rendered,
     // Selection and rendering both read the revisions annotation; report its problems once.
-    warnings: [...new Set([...first.warnings, ...round.warnings, ...round.rendered.warnings])],
+    warnings: first.warnings.length + round.warnings.length + round.rendered.warnings.length === 0
+      ? []
+      : [...new Set([...first.warnings, ...round.warnings, ...round.rendered.warnings])],
     get excluded() {
       return (excluded ??= selectDecorations(pod, decorations).excluded.filter((exclusion) => !chosen.has(exclusion.decoration)));
     },
@@ -91,8 +92,16 @@ function render(pod: Pod, chosen: ReadonlySet<PodDecoration>, revisionFor: Revis
   return { rendered: renderReadPod(pod, toApply), warnings };
 }
 
-function readsAny(decoration: PodDecoration, labelKeys: ReadonlySet<string>): boolean {
-  for (const key of selectorKeys(decoration.spec.selector)) if (labelKeys.has(key)) return true;
+/** Whether a decoration not yet chosen has a selector that reads one of `labelKeys`. */
+function anyReads(decorations: readonly PodDecoration[], chosen: ReadonlySet<PodDecoration>, labelKeys: ReadonlySet<string>): boolean {
+  if (labelKeys.size === 0) return false;
+  // Indexed: the list is the cache's, frozen, and for…of over a frozen list allocates per item.
+  for (let position = 0; position < decorations.length; position++) {
+    const decoration = decorations[position]!;
+    if (chosen.has(decoration)) continue;
+    const keys = selectorKeys(decoration.spec.selector);
+    for (let index = 0; index < keys.length; index++) if (labelKeys.has(keys[index]!)) return true;
+  }
   return false;
 }
 

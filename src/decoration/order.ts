@@ -27,10 +27,13 @@ export function compareDecorationOrder(a: DecorationOrder, b: DecorationOrder): 
 
 /** A sorted copy of `items`; each item's order is computed once. */
 export function sortInDecorationOrder<T>(items: readonly T[], orderOf: (item: T) => DecorationOrder): T[] {
-  return items
-    .map((item) => ({ item, order: orderOf(item) }))
-    .sort((a, b) => compareDecorationOrder(a.order, b.order))
-    .map(({ item }) => item);
+  if (items.length < 2) return [...items];
+  const keyed = items.map((item) => ({ item, order: orderOf(item) }));
+  // Usually in order already (selection hands rendering its decorations sorted): no sort then.
+  let sorted = true;
+  for (let index = 1; index < keyed.length && sorted; index++) sorted = compareDecorationOrder(keyed[index - 1]!.order, keyed[index]!.order) <= 0;
+  if (!sorted) keyed.sort((a, b) => compareDecorationOrder(a.order, b.order));
+  return keyed.map(({ item }) => item);
 }
 
 function compareStrings(a: string, b: string): number {

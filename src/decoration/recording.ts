@@ -84,8 +84,11 @@ function isRecordedRevision(value: unknown): value is RecordedRevision {
 export function formatRevisionsAnnotation(revisions: readonly RecordedRevision[]): string {
   const byName = new Map<string, string>();
   for (const { name, revision } of revisions) byName.set(name, revision);
-  const sorted = [...byName.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify(sorted.map(([name, revision]) => ({ name, revision })));
+  const names = [...byName.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // Written as JSON.stringify writes [{name, revision}, …], without building those objects first.
+  let text = "";
+  for (const name of names) text += `${text === "" ? "" : ","}{"name":${JSON.stringify(name)},"revision":${JSON.stringify(byName.get(name))}}`;
+  return `[${text}]`;
 }
 
 /** The revisions a pod records, from its annotation. */

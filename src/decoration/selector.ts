@@ -9,9 +9,9 @@ export { parseLabelSelector, validateLabelSelector } from "../api/label-selector
 export type { LabelMatcher, Labels, LabelSelector, ParsedLabelSelector } from "../api/label-selector.ts";
 
 const compiled = new WeakMap<LabelSelector, LabelMatcher>();
-const keysRead = new WeakMap<LabelSelector, ReadonlySet<string>>();
+const keysRead = new WeakMap<LabelSelector, readonly string[]>();
 const matchesNothing: LabelMatcher = () => false;
-const noKeys: ReadonlySet<string> = new Set();
+const noKeys: readonly string[] = Object.freeze([]);
 // Cached decorations may predate validation (written before the webhook, or under a looser
 // CRD): a selector of the wrong shape is treated like an invalid one, never trusted.
 const selectorShape = Compile(LabelSelectorSchema);
@@ -40,14 +40,18 @@ function matcherOf(selector: LabelSelector): LabelMatcher {
   return matcher;
 }
 
-/** The label keys a selector's outcome depends on: it cannot change unless one of them does. */
-export function selectorKeys(selector: LabelSelector | null | undefined): ReadonlySet<string> {
+/**
+ * The label keys a selector's outcome depends on, each once: it cannot change unless one of
+ * them does. A list, not a Set: the webhook reads it for every decoration a rendered pod's
+ * labels might now select, and a list is read without allocating.
+ */
+export function selectorKeys(selector: LabelSelector | null | undefined): readonly string[] {
   // A selector that selects nothing whatever the labels depends on none of them.
   if (!isSelectorObject(selector)) return noKeys;
   let keys = keysRead.get(selector);
   if (keys === undefined) {
     keys = selectorShape.Check(selector)
-      ? new Set([...Object.keys(selector.matchLabels ?? {}), ...(selector.matchExpressions ?? []).map((requirement) => requirement.key)])
+      ? Object.freeze([...new Set([...Object.keys(selector.matchLabels ?? {}), ...(selector.matchExpressions ?? []).map((requirement) => requirement.key)])])
       : noKeys;
     keysRead.set(selector, keys);
   }

@@ -45,6 +45,12 @@ describe("the revisions annotation", () => {
     ])).toBe('[{"name":"a","revision":"a-1"},{"name":"b","revision":"b-2"}]');
   });
 
+  it("is the JSON of its entries as objects, for any text and for none", () => {
+    const revisions = [{ name: 'q"uote\\', revision: "ünï\u2028" }, { name: "a", revision: "" }];
+    expect(formatRevisionsAnnotation(revisions)).toBe(JSON.stringify([revisions[1], revisions[0]]));
+    expect(formatRevisionsAnnotation([])).toBe("[]");
+  });
+
   it("round-trips", () => {
     const revisions = [{ name: "a", revision: "a-1" }, { name: "z.y", revision: "z.y-2" }];
     expect(parseRevisionsAnnotation(formatRevisionsAnnotation(revisions))).toEqual({ revisions, warnings: [] });

@@ -50,7 +50,13 @@ describe("selectorMatches", () => {
     ["a requirement without a key", { matchExpressions: [{ operator: "Exists" }] }],
   ])("selects nothing, and depends on no label, with a selector that is %s", (_what, selector) => {
     expect(selectorMatches(selector as LabelSelector, labels)).toBe(false);
-    expect(selectorKeys(selector as LabelSelector)).toEqual(new Set());
+    expect(selectorKeys(selector as LabelSelector)).toEqual([]);
+  });
+
+  it("depends on every key its labels and requirements read, each once", () => {
+    const selector: LabelSelector = { matchLabels: { app: "web" }, matchExpressions: [{ key: "app", operator: "Exists" }, { key: "tier", operator: "In", values: ["frontend"] }] };
+    expect(selectorKeys(selector)).toEqual(["app", "tier"]);
+    expect(selectorKeys({})).toEqual([]);
   });
 
   it("does not treat inherited object properties as labels", () => {
