@@ -17,14 +17,23 @@ function isAbsent(value: unknown): boolean {
   return value === undefined || value === null;
 }
 
+// Every pod the webhook admits is checked: plain loops, which allocate nothing.
 function isStringMap(value: unknown): boolean {
-  return isAbsent(value) || (isObject(value) && Object.values(value).every((item) => typeof item === "string"));
+  if (isAbsent(value)) return true;
+  if (!isObject(value)) return false;
+  for (const key in value) if (typeof value[key] !== "string") return false;
+  return true;
 }
 
 /** A list of objects, each with a string at `key`; absent is fine when `optional`. */
 function isKeyedList(value: unknown, key: string, optional: boolean): boolean {
   if (isAbsent(value)) return optional;
-  return Array.isArray(value) && value.every((item) => isObject(item) && typeof item[key] === "string");
+  if (!Array.isArray(value)) return false;
+  for (let index = 0; index < value.length; index++) {
+    const item: unknown = value[index];
+    if (!isObject(item) || typeof item[key] !== "string") return false;
+  }
+  return true;
 }
 
 function containerProblem(container: Json): string | undefined {
@@ -36,8 +45,8 @@ function containerProblem(container: Json): string | undefined {
 function containersProblem(list: unknown, path: string, optional: boolean): string | undefined {
   if (!isKeyedList(list, "name", optional)) return `${path}: not a list of containers with names`;
   if (!Array.isArray(list)) return undefined;
-  for (const [index, container] of (list as Json[]).entries()) {
-    const problem = containerProblem(container);
+  for (let index = 0; index < list.length; index++) {
+    const problem = containerProblem(list[index] as Json);
     if (problem !== undefined) return `${path}[${index}]: ${problem}`;
   }
   return undefined;
