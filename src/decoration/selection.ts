@@ -79,9 +79,9 @@ export function selectApplicable(pod: Pod, decorations: readonly PodDecoration[]
   return select(pod, decorations, undefined);
 }
 
-// Without `exclude` (the hot path) no describing closure is created, and the loops capture no
-// variable of theirs in one: the details are written by the functions below, so that selecting
-// among a namespace's decorations allocates nothing per decoration that does not apply.
+// Without `exclude` (the hot path) no describing closure is created, and no closure captures a
+// loop's variables (the details are written by the functions below): selecting among a
+// namespace's decorations allocates nothing for a decoration that does not apply.
 function select(pod: Pod, decorations: readonly PodDecoration[], exclude: Exclude | undefined): { apply: PodDecoration[]; warnings: string[] } {
   const namespace = pod.metadata?.namespace ?? DEFAULT_NAMESPACE;
   const labels = labelsAsDecoded(pod.metadata?.labels);
@@ -139,7 +139,7 @@ function select(pod: Pod, decorations: readonly PodDecoration[], exclude: Exclud
       apply.push(pd);
     }
   }
-  return { apply: apply.length < 2 ? apply : sortInDecorationOrder(apply, orderOf), warnings: recorded.warnings };
+  return { apply: sortInDecorationOrder(apply, orderOf), warnings: recorded.warnings };
 }
 
 interface GroupWinner {
