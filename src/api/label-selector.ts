@@ -40,7 +40,7 @@ export function parseLabelSelector(selector: LabelSelector, path = "selector"): 
   const errors = validateLabelSelector(selector, path);
   if (errors.length > 0) return { ok: false, errors };
   const keys = Object.keys(selector.matchLabels ?? {});
-  const values = keys.map((key) => selector.matchLabels![key]);
+  const values = Object.values(selector.matchLabels ?? {});
   const requirements = (selector.matchExpressions ?? []).map(compileRequirement);
   // Plain loops: a pod is tested against every selector of its namespace, and this allocates nothing.
   const matches: LabelMatcher = (labels) => {

@@ -32,8 +32,8 @@ export function podConsistencyProblems(pod: Pod): string[] {
   let claims: Set<string | undefined> | undefined;
 
   const names = new Set<string>();
-  for (const list of CONTAINER_LISTS) {
-    for (const container of list === "initContainers" ? initContainers : containers) {
+  for (const [list, members] of [["initContainers", initContainers], ["containers", containers]] as const) {
+    for (const container of members) {
       const name = asString(container.name) ?? "";
       if (names.has(name)) problems.push(`${containerPath(list, name)}: Duplicate value: container name ${JSON.stringify(name)}`);
       names.add(name);
@@ -87,8 +87,7 @@ export function podConsistencyProblems(pod: Pod): string[] {
   return problems;
 }
 
-const CONTAINER_LISTS = ["initContainers", "containers"] as const;
-type ContainerList = (typeof CONTAINER_LISTS)[number];
+type ContainerList = "initContainers" | "containers";
 const LIFECYCLE_HOOKS = ["postStart", "preStop"] as const;
 
 /** How a problem names a container: by name, so that it is recognised in the pod before and after rendering. */
