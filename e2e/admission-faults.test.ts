@@ -221,7 +221,7 @@ describe("the API server's trust in the webhook", () => {
     const { admission, core } = clients();
     // The configurations a chart would install, empty caBundle included: serve fills it in. The
     // Secret lives in the test's namespace, whose pods the pod webhook must still see.
-    await applyWebhookConfigurations(createKubeClient(kubeConfig()).admission.webhookConfigurations, { target: { url: `https://127.0.0.1:${port}` }, caBundlePem: "", ownNamespace: "pod-decorator-system" });
+    await applyWebhookConfigurations(createKubeClient(kubeConfig()).admission.webhookConfigurations, { target: { url: `https://127.0.0.1:${port}` }, caBundlePem: "", scope: { ownNamespace: "pod-decorator-system" } });
     const operator = await startOperator({
       existingWebhookConfigurations: { port, metricsPort, healthPort },
       args: [

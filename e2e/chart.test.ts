@@ -255,27 +255,27 @@ describe("the Helm chart", () => {
     ]);
   });
 
-  test("declares the webhook configurations serve would build, pointing at the chart's Service", async ({ namespace }) => {
-    const base = {
-      target: { service: { namespace, name: RELEASE, port: 443 } },
-      caBundlePem: "",
-      ownNamespace: namespace,
-      ownPodLabels: { "app.kubernetes.io/name": "pod-decorator", "app.kubernetes.io/instance": RELEASE },
-    };
+  test("declares the webhook configurations serve would build from the scope flags it passes serve, pointing at the chart's Service", async ({ namespace }) => {
     // The caBundle is what the chart leaves to serve (self-signed), cert-manager or the values.
     const withoutCaBundle = (webhooks: unknown) => (JSON.parse(JSON.stringify(webhooks)) as Webhook[]).map((webhook) => {
       delete webhook.clientConfig.caBundle;
       return webhook;
     });
-    const cases: [string, object][] = [
-      ["default", base],
-      ["cert-manager, chart's Issuer", { ...base, certManagerNamespace: "cert-manager" }],
-      ["opt-in namespaces, a priority class, no NetworkPolicy", { ...base, optIn: true }],
-    ];
-    for (const [name, options] of cases) {
+    // One definition of the pod webhook's scope (DESIGN §10): the chart's configuration is what
+    // src/webhook/webhook-configuration.ts builds from the flags the chart gives serve, whose
+    // controllers judge evictions by the same scope — for every value combination.
+    for (const name of Object.keys(combinations)) {
       const chart = await Rendered.of(namespace, combination(name));
-      expect(chart.one("MutatingWebhookConfiguration").webhooks, name).toEqual(withoutCaBundle(mutatingWebhookConfiguration(options as Parameters<typeof mutatingWebhookConfiguration>[0]).webhooks));
-      expect(chart.one("ValidatingWebhookConfiguration").webhooks, name).toEqual(withoutCaBundle(validatingWebhookConfiguration(options as Parameters<typeof validatingWebhookConfiguration>[0]).webhooks));
+      const serve = chart.serveOptions();
+      const options = {
+        target: { service: { namespace, name: RELEASE, port: 443 } },
+        caBundlePem: "",
+        scope: serve.scope,
+        failurePolicy: chart.webhooks()[0]!.failurePolicy as "Fail" | "Ignore",
+        timeoutSeconds: chart.webhooks()[0]!.timeoutSeconds,
+      };
+      expect(chart.one("MutatingWebhookConfiguration").webhooks, name).toEqual(withoutCaBundle(mutatingWebhookConfiguration(options).webhooks));
+      expect(chart.one("ValidatingWebhookConfiguration").webhooks, name).toEqual(withoutCaBundle(validatingWebhookConfiguration(options).webhooks));
       for (const kind of ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]) expect(chart.one(kind).metadata.name).toBe(RELEASE);
     }
   });
@@ -283,7 +283,8 @@ describe("the Helm chart", () => {
   test("keeps out of the pod webhook what pod-decorator needs to start, and lets writes to objects being deleted past every webhook", async ({ namespace }) => {
     const [pods, ...kusion] = (await Rendered.of(namespace, combination("cert-manager, chart's Issuer"))).webhooks();
     expect(pods?.namespaceSelector?.matchExpressions?.[0]).toEqual({ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "kube-public", "kube-node-lease", namespace, "cert-manager"] });
-    expect(pods?.matchConditions?.map((condition) => condition.name)).toEqual(["not-a-mirror-pod", "not-pod-decorator-itself"]);
+    // Never by a pod's own labels, which its author could set (the release namespace is excluded).
+    expect(pods?.matchConditions?.map((condition) => condition.name)).toEqual(["not-a-mirror-pod"]);
     for (const webhook of kusion) expect(webhook.matchConditions).toEqual([{ name: "not-being-deleted", expression: "!has(object.metadata.deletionTimestamp)" }]);
     const optIn = (await Rendered.of(namespace, combination("opt-in namespaces, a priority class, no NetworkPolicy"))).webhooks()[0];
     expect(optIn?.namespaceSelector?.matchExpressions?.[1]).toEqual({ key: "poddecoration.kusionstack.io/injection", operator: "In", values: ["enabled"] });

@@ -1,6 +1,9 @@
 // Flags of `pod-decorator serve`, each also settable from the environment as
 // POD_DECORATOR_<FLAG> (e.g. POD_DECORATOR_WEBHOOK_PORT=9443), flags winning.
 import { parseArgs } from "node:util";
+import type { LabelSelector } from "../api/label-selector.ts";
+import { DEFAULT_EXCLUDED_NAMESPACES, type AdmissionScopeOptions } from "../decoration/admission-scope.ts";
+import { isValidSelector } from "../decoration/selector.ts";
 import { UsageError } from "./usage-error.ts";
 
 export interface ServeOptions {
@@ -16,6 +19,11 @@ export interface ServeOptions {
   /** Inside a cluster: the configurations are the chart's; patch their caBundle when self-signed. */
   webhookConfigName: string;
   failurePolicy: "Fail" | "Ignore";
+  /**
+   * Which pods the pod webhook is called for: what serve writes with --webhook-config-url, what
+   * the chart renders from the same values, and what the controllers judge an eviction by.
+   */
+  scope: AdmissionScopeOptions;
   /** The controller's own namespace: never decorated, home of the leader-election Lease. */
   namespace: string;
   leaderElect: boolean;
@@ -51,6 +59,11 @@ const flags = {
   "webhook-config-url": { type: "string" },
   "webhook-config-name": { type: "string" },
   "failure-policy": { type: "string" },
+  "excluded-namespaces": { type: "string" },
+  "cert-manager-namespace": { type: "string" },
+  "namespace-opt-in": { type: "boolean" },
+  "pod-namespace-selector": { type: "string" },
+  "pod-object-selector": { type: "string" },
   namespace: { type: "string" },
   "leader-elect": { type: "boolean" },
   "leader-election-id": { type: "string" },
@@ -80,6 +93,12 @@ export const serveUsage = `usage: pod-decorator serve [flags]
   --webhook-config-url URL     outside a cluster: create the webhook configurations to call URL
   --webhook-config-name NAME   the configurations to patch the caBundle of (default pod-decorator)
   --failure-policy Fail|Ignore with --webhook-config-url (default Fail)
+  --excluded-namespaces LIST   comma-separated namespaces whose pods the pod webhook is never called for
+                               (default kube-system,kube-public,kube-node-lease; --namespace is always added)
+  --cert-manager-namespace NS  cert-manager issues the serving certificate: its namespace is excluded too
+  --namespace-opt-in           decorate only namespaces labelled poddecoration.kusionstack.io/injection=enabled
+  --pod-namespace-selector JSON  further namespace conditions ({matchLabels, matchExpressions}), ANDed
+  --pod-object-selector JSON   only pods matching this label selector are sent to the pod webhook
   --namespace NS               the controller's namespace (default $POD_NAMESPACE or pod-decorator-system)
   --leader-elect               run controllers only while holding the Lease
   --leader-election-id NAME    the Lease name (default pod-decorator)
@@ -154,6 +173,20 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     if (url.protocol !== "https:") throw new UsageError("--webhook-config-url: the API server calls webhooks over https only");
     if (!selfSigned && value("tls-ca-file") === undefined) throw new UsageError("--webhook-config-url with certificate files needs --tls-ca-file (the CA the API server should trust)");
   }
+  const selector = (name: keyof typeof flags): LabelSelector | undefined => {
+    const text = value(name);
+    if (text === undefined || text.trim() === "") return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new UsageError(`--${name}: not JSON: ${JSON.stringify(text)}`);
+    }
+    if (!isValidSelector(parsed as LabelSelector)) throw new UsageError(`--${name}: not a valid label selector ({matchLabels, matchExpressions}): ${text}`);
+    return parsed as LabelSelector;
+  };
+  const list = (name: keyof typeof flags): string[] | undefined => value(name)?.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  const namespace = value("namespace") ?? env.POD_NAMESPACE ?? "pod-decorator-system";
   const hosts = (value("self-signed-hosts") ?? "127.0.0.1,localhost").split(",").map((host) => host.trim()).filter((host) => host !== "");
 
   return {
@@ -166,7 +199,15 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     webhookConfigUrl,
     webhookConfigName: value("webhook-config-name") ?? "pod-decorator",
     failurePolicy: oneOf("failure-policy", ["Fail", "Ignore"], "Fail"),
-    namespace: value("namespace") ?? env.POD_NAMESPACE ?? "pod-decorator-system",
+    scope: {
+      excludedNamespaces: list("excluded-namespaces") ?? DEFAULT_EXCLUDED_NAMESPACES,
+      ownNamespace: namespace,
+      certManagerNamespace: value("cert-manager-namespace"),
+      optIn: bool("namespace-opt-in"),
+      namespaceSelector: selector("pod-namespace-selector"),
+      objectSelector: selector("pod-object-selector"),
+    },
+    namespace,
     leaderElect: bool("leader-elect"),
     leaderElectionId: value("leader-election-id") ?? "pod-decorator",
     onDecorationError: oneOf("on-decoration-error", ["reject", "admit"], "reject"),

@@ -28,7 +28,8 @@ import { subjectAccessReviewer, whoAmI } from "../kube/access-review.ts";
 import { isNotFound } from "../kube/errors.ts";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import { loadKubeConfig } from "../kube/kubeconfig.ts";
-import { namespacedKey, type ControllerRevision, type Pod } from "../kube/objects.ts";
+import { namespacedKey, type ControllerRevision, type Namespace, type Pod } from "../kube/objects.ts";
+import { admissionScope } from "../decoration/admission-scope.ts";
 import { resources } from "../kube/resources.ts";
 import { COLLASET_NAME_LABEL } from "../revision/collaset-revision-data.ts";
 import { POD_DECORATION_NAME_LABEL } from "../revision/controller-revision.ts";
@@ -202,7 +203,7 @@ interface ControllerDependencies {
   metrics: RuntimeMetrics;
   logger: Logger;
   identity: string;
-  options: Pick<ServeOptions, "podOpsLifecycle" | "lifecycleDrainDelayMs" | "lifecycleStuckAfterMs">;
+  options: Pick<ServeOptions, "podOpsLifecycle" | "lifecycleDrainDelayMs" | "lifecycleStuckAfterMs" | "scope">;
 }
 
 /** Everything that runs only on the leader; returns when leadership (or the process) ends. */
@@ -214,6 +215,8 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const pods = informers.forResource<Pod>(resources.pods, {}, { transform: podCacheProjection });
   const collaSets = informers.forResource<CachedCollaSet>(resources.collaSets);
   const collaSetRevisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: COLLASET_NAME_LABEL });
+  // Only what the pod webhook's namespaceSelector reads: a namespace's name and labels.
+  const namespaces = informers.forResource<Namespace>(resources.namespaces, {}, { transform: (namespace) => ({ metadata: { name: namespace.metadata?.name, labels: namespace.metadata?.labels, resourceVersion: namespace.metadata?.resourceVersion } }) });
   informers.start(leadership);
   const events = new EventRecorder({ sink: client.core.events, component: "pod-decorator", instance: dependencies.identity, logger });
   const rolloutReports = new RolloutReports();
@@ -239,7 +242,8 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     metrics: dependencies.metrics,
   });
   const workloadRollouts = workloadRolloutController({
-    informers: { pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions },
+    informers: { pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions, namespaces },
+    webhookScope: admissionScope(dependencies.options.scope),
     decorationSource,
     client,
     reports: rolloutReports,
@@ -337,7 +341,7 @@ function urlConfiguration(options: ServeOptions, certificates: ServingCertificat
   return {
     target: { url: options.webhookConfigUrl ?? "" },
     caBundlePem: certificates.caBundle() ?? caFilePem ?? "",
-    ownNamespace: options.namespace,
+    scope: options.scope,
     failurePolicy: options.failurePolicy,
   };
 }

@@ -15,6 +15,7 @@ import { createJsonPatch } from "./json-patch.ts";
 import { DecisionMemo, type DecisionMemoLimits } from "./decision-memo.ts";
 import { replicaIdentity } from "./replica-identity.ts";
 import { unrenderableReason } from "./renderable-pod.ts";
+import { selectorMatches } from "../decoration/selector.ts";
 import { hasRecording, recordingOf, requesterName, withoutRecording, type RequesterTrust } from "./requester-trust.ts";
 import type { AdmissionDecision, SynchronousAdmissionHandler } from "./server.ts";
 
@@ -40,7 +41,9 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
   const revisionFor = newPodRevisions(memo.source);
   return (request) => {
     if (!isPodCreate(request)) return { response: allow(request.uid), result: "allowed" };
-    const object = request.object as Record<string, unknown>;
+    // managedFields are the API server's own bookkeeping, never rendered into or patched: a pod
+    // author's deep or odd managedFields must neither make a pod unrenderable nor change its identity.
+    const object = withoutManagedFields(request.object as Record<string, unknown>);
     const metadata = isObject(object.metadata) ? (object.metadata as Metadata) : undefined;
     const trusted = options.trustRequester(request.userInfo);
     // The CollaSet controller renders the pods it creates and records what it chose, possibly nothing.
@@ -53,15 +56,38 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
     if (decorations.length === 0 && !forged) return { response: allow(request.uid), result: "skipped" };
 
     const unrenderable = unrenderableReason(object);
-    if (unrenderable !== undefined) {
-      return { response: allow(request.uid, [`pod-decorator: the pod was not decorated: ${unrenderable}`]), result: "skipped" };
-    }
+    if (unrenderable !== undefined) return unrenderablePod(request, metadata, decorations, forged, unrenderable);
     // Everything the answer depends on besides the decorations and revisions the memo checks
     // (the pod is known by now to nest no deeper than the JSON text can be written from).
     const identity = replicaIdentity(object);
     const key = `${namespace}\n${trusted ? "trusted" : "untrusted"}\n${forged ? requesterName(request.userInfo) : ""}\n${identity.text}`;
     return memo.answer(request.uid, namespace, key, identity.tokenVolume, decorations, () => render(request, object, namespace, decorations, forged));
   };
+
+  /**
+   * A pod the engine cannot render into (only a hand-made AdmissionReview sends one): forged
+   * bookkeeping is removed all the same, and when a decoration selects the pod its failure is
+   * handled as every decoration failure is (onDecorationError) — never a silent skip.
+   */
+  function unrenderablePod(request: AdmissionRequest, metadata: Metadata | undefined, decorations: readonly PodDecoration[], forged: boolean, reason: string): AdmissionDecision {
+    const patch = forged && metadata !== undefined ? createJsonPatch({ metadata }, { metadata: withoutRecording(metadata) }) : [];
+    // Labels that cannot be read could be any labels: every decoration might select the pod.
+    const labels = metadata?.labels == null ? {} : isStringMap(metadata.labels) ? metadata.labels : undefined;
+    const selecting = decorations.filter((decoration) => decoration.metadata.deletionTimestamp == null && (labels === undefined || selectorMatches(decoration.spec.selector, labels)));
+    if (selecting.length === 0) {
+      const warnings = [`pod-decorator: the pod was not decorated: ${reason}`];
+      return { response: admitted(request.uid, patch, warnings), result: "skipped" };
+    }
+    const names = selecting.map((decoration) => `${decoration.metadata.namespace ?? ""}/${decoration.metadata.name ?? ""}`).sort();
+    const others = names.length === 1 ? "" : ` (also selected by ${names.slice(1, 6).join(", ")}${names.length > 6 ? ` and ${names.length - 6} more` : ""})`;
+    return decorationFailed(request, patch, `pod-decorator: PodDecoration ${names[0]!}: selects the pod but cannot be rendered into it: ${reason}${others}`);
+  }
+
+  function decorationFailed(request: AdmissionRequest, patch: readonly unknown[], message: string): AdmissionDecision {
+    if (options.onDecorationError === "reject") return { response: deny(request.uid, 500, message), result: "error" };
+    const warnings = [`${message}; the pod was admitted undecorated`];
+    return { response: admitted(request.uid, patch, warnings), result: "error" };
+  }
 
   function render(request: AdmissionRequest, object: Record<string, unknown>, namespace: string, decorations: readonly PodDecoration[], forged: boolean): AdmissionDecision {
     const original = object as Pod;
@@ -80,14 +106,15 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
     try {
       result = decorateReadPod(pod, decorations, revisionFor);
     } catch (error) {
+      // Forged bookkeeping never stays, even on a pod admitted undecorated.
+      const patch = forged ? createJsonPatch(read, { ...read, metadata: withoutRecording(read.metadata ?? {}) }) : [];
       if (!(error instanceof DecorationError)) {
         // Not the decoration's fault, so not the pod's to pay for.
         options.onInternalError?.(error);
-        return { response: allow(request.uid, [`pod-decorator: internal error, the pod was admitted undecorated: ${String(error)}`]), result: "error" };
+        const warnings = [`pod-decorator: internal error, the pod was admitted undecorated: ${String(error)}`];
+        return { response: admitted(request.uid, patch, warnings), result: "error" };
       }
-      const message = `pod-decorator: ${error.message}`;
-      if (options.onDecorationError === "admit") return { response: allow(request.uid, [`${message}; the pod was admitted undecorated`]), result: "error" };
-      return { response: deny(request.uid, 500, message), result: "error" };
+      return decorationFailed(request, patch, `pod-decorator: ${error.message}`);
     }
     // The patch applies to the object the API server holds, not to the copy given a namespace.
     const rendered = original.metadata?.namespace === undefined ? withoutNamespace(result.pod) : result.pod;
@@ -104,6 +131,10 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
   }
 }
 
+function admitted(uid: string, patch: readonly unknown[], warnings: readonly string[]) {
+  return patch.length === 0 ? allow(uid, warnings) : allowWithPatch(uid, patch, warnings);
+}
+
 function sameRecording(before: Metadata | undefined, after: Metadata | undefined): boolean {
   return JSON.stringify(recordingOf(before)) === JSON.stringify(recordingOf(after));
 }
@@ -115,6 +146,19 @@ function withoutNamespace(pod: Pod): Pod {
 
 function isObject(value: unknown): boolean {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isStringMap(value: unknown): value is Record<string, string> {
+  if (!isObject(value)) return false;
+  for (const key in value as Record<string, unknown>) if (typeof (value as Record<string, unknown>)[key] !== "string") return false;
+  return true;
+}
+
+function withoutManagedFields(object: Record<string, unknown>): Record<string, unknown> {
+  const metadata = object.metadata;
+  if (!isObject(metadata) || !("managedFields" in (metadata as Record<string, unknown>))) return object;
+  const { managedFields: _managedFields, ...rest } = metadata as Record<string, unknown>;
+  return { ...object, metadata: rest };
 }
 
 function isPodCreate(request: AdmissionRequest): boolean {

@@ -10,31 +10,19 @@ import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration, Webh
 import { isAlreadyExists, isConflict, isNotFound } from "../kube/errors.ts";
 import { webhookPaths, type WebhookName } from "./server.ts";
 import { GROUP, VERSION } from "../api/group.ts";
+import { admissionScope, type AdmissionScopeOptions } from "../decoration/admission-scope.ts";
 
 export const webhookConfigurationName = "pod-decorator";
-export const injectionLabel = "poddecoration.kusionstack.io/injection";
-/** The annotation the kubelet puts on a mirror pod (the API server's copy of a static pod). */
-export const mirrorPodAnnotation = "kubernetes.io/config.mirror";
 
 export interface WebhookConfigurationOptions {
   /** Either a base URL (https://127.0.0.1:PORT) or the in-cluster Service. */
   target: { url: string } | { service: { namespace: string; name: string; port: number } };
   caBundlePem: string;
-  /** The controller's own namespace, never decorated. */
-  ownNamespace?: string;
-  /** Namespaces whose pods are never sent to the pod webhook (default: kube-system, kube-public, kube-node-lease). */
-  excludedNamespaces?: readonly string[];
-  /** cert-manager's namespace, when it issues the serving certificate: never decorated either. */
-  certManagerNamespace?: string;
-  /** Labels that identify the controller's own pods (the chart's selector labels): never decorated. */
-  ownPodLabels?: Readonly<Record<string, string>>;
-  /** Only namespaces labelled poddecoration.kusionstack.io/injection=enabled are decorated. */
-  optIn?: boolean;
+  /** Which pods the pod webhook is called for (the release namespace among those excluded). */
+  scope: AdmissionScopeOptions;
   failurePolicy?: "Fail" | "Ignore";
   timeoutSeconds?: number;
 }
-
-export const defaultExcludedNamespaces = ["kube-system", "kube-public", "kube-node-lease"] as const;
 
 function clientConfig(options: WebhookConfigurationOptions, webhook: WebhookName): WebhookClientConfig {
   const caBundle = Buffer.from(options.caBundlePem).toString("base64");
@@ -63,40 +51,13 @@ function kusionRule(resource: "poddecorations" | "collasets") {
  */
 const notBeingDeleted = { name: "not-being-deleted", expression: "!has(object.metadata.deletionTimestamp)" };
 
-/** Which pods the pod webhook sees: see README, Operations, for why each exclusion is there. */
-function podScope(options: WebhookConfigurationOptions): Pick<V1MutatingWebhook, "namespaceSelector" | "matchConditions"> {
-  const excluded = [...new Set([
-    ...(options.excludedNamespaces ?? defaultExcludedNamespaces),
-    ...(options.ownNamespace === undefined ? [] : [options.ownNamespace]),
-    ...(options.certManagerNamespace === undefined ? [] : [options.certManagerNamespace]),
-  ])];
-  const ownPodLabels = Object.entries(options.ownPodLabels ?? {});
-  return {
-    namespaceSelector: {
-      matchExpressions: [
-        { key: "kubernetes.io/metadata.name", operator: "NotIn", values: excluded },
-        options.optIn === true ? { key: injectionLabel, operator: "In", values: ["enabled"] } : { key: injectionLabel, operator: "NotIn", values: ["disabled"] },
-      ],
-    },
-    matchConditions: [
-      { name: "not-a-mirror-pod", expression: `!has(object.metadata.annotations) || !('${mirrorPodAnnotation}' in object.metadata.annotations)` },
-      ...(ownPodLabels.length === 0
-        ? []
-        : [{
-          name: "not-pod-decorator-itself",
-          expression: `!has(object.metadata.labels) || !(${ownPodLabels.map(([key, value]) => `'${key}' in object.metadata.labels && object.metadata.labels['${key}'] == '${value}'`).join(" && ")})`,
-        }]),
-    ],
-  };
-}
-
 export function mutatingWebhookConfiguration(options: WebhookConfigurationOptions): MutatingWebhookConfiguration {
   const webhooks: V1MutatingWebhook[] = [
     {
       name: "pods.pod-decorator.kusionstack.io",
       clientConfig: clientConfig(options, "mutate-pods"),
       rules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"], scope: "Namespaced" }],
-      ...podScope(options),
+      ...admissionScope(options.scope),
       // A re-invocation could not tell the bookkeeping this webhook wrote from a pod author's.
       reinvocationPolicy: "Never",
       ...common(options),

@@ -21,6 +21,34 @@ describe("serve options", () => {
     });
   });
 
+  it("reads the pod webhook's scope, with its own namespace always excluded", () => {
+    expect(parseServeOptions(["--self-signed"], { POD_NAMESPACE: "platform" }).scope).toEqual({
+      excludedNamespaces: ["kube-system", "kube-public", "kube-node-lease"],
+      ownNamespace: "platform",
+      certManagerNamespace: undefined,
+      optIn: false,
+      namespaceSelector: undefined,
+      objectSelector: undefined,
+    });
+    const options = parseServeOptions([
+      "--self-signed",
+      "--excluded-namespaces=kube-system, monitoring",
+      "--cert-manager-namespace=cert-manager",
+      "--namespace-opt-in",
+      '--pod-namespace-selector={"matchLabels":{"team":"a"}}',
+      '--pod-object-selector={"matchExpressions":[{"key":"skip","operator":"DoesNotExist"}]}',
+    ], {});
+    expect(options.scope).toMatchObject({
+      excludedNamespaces: ["kube-system", "monitoring"],
+      certManagerNamespace: "cert-manager",
+      optIn: true,
+      namespaceSelector: { matchLabels: { team: "a" } },
+      objectSelector: { matchExpressions: [{ key: "skip", operator: "DoesNotExist" }] },
+    });
+    expect(() => parseServeOptions(["--self-signed", "--pod-object-selector={"], {})).toThrow(/--pod-object-selector: not JSON/);
+    expect(() => parseServeOptions(["--self-signed", '--pod-object-selector={"matchExpressions":[{"key":"a","operator":"Near"}]}'], {})).toThrow(/--pod-object-selector: not a valid label selector/);
+  });
+
   it("reads the PodOpsLifecycle switch and durations", () => {
     const options = parseServeOptions(["--self-signed", "--pod-ops-lifecycle=false", "--lifecycle-drain-delay", "500ms", "--lifecycle-stuck-after", "2m"], {});
     expect(options).toMatchObject({ podOpsLifecycle: false, lifecycleDrainDelayMs: 500, lifecycleStuckAfterMs: 120_000 });

@@ -196,24 +196,58 @@ describe("the pod webhook", () => {
     expect(result.spec.containers.map((container) => [container.name, container.env])).toEqual([["logging-sidecar", undefined], ["app", [{ name: "LOG", value: "json" }]]]);
   });
 
-  it("admits a pod it cannot render into undecorated, with the field in a warning, whatever its shape", () => {
+  it("handles a pod a selecting decoration cannot be rendered into as that decoration's failure, naming the field, whatever its shape", () => {
     let deep: unknown = "x";
     for (let level = 0; level < 5000; level++) deep = { a: deep };
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ metadata: "web-0", spec: { containers: [{ name: "app", image: "web:1" }] } }, /^pod-decorator: the pod was not decorated: metadata: not an object$/],
-      [{ ...structuredClone(pod), spec: { containers: [{ name: "app", image: "web:1", extra: deep }] } }, /^pod-decorator: the pod was not decorated: spec\.containers\[0\]\.extra\.a\.a.*\.\.\.: Invalid value: nests deeper than 100 levels$/],
-      [{ metadata: { name: "x" }, spec: { containers: "app" } }, /^pod-decorator: the pod was not decorated: spec\.containers: a pod needs at least one container$/],
-      [{ metadata: { name: "x" }, spec: { containers: null } }, /spec\.containers: a pod needs at least one container$/],
-      [{ metadata: { name: "x", labels: { app: 1 } }, spec: { containers: [{ name: "app" }] } }, /metadata\.labels: not a map of strings$/],
-      [{ metadata: { name: "x" }, spec: { containers: [{ name: "app", env: {} }] } }, /spec\.containers\[0\]: env is not a list of variables with names$/],
-      [{ metadata: { name: "x" }, spec: { containers: [{ name: "app" }], tolerations: [{ key: 5 }] } }, /spec\.tolerations: not a list of tolerations$/],
+      [{ metadata: "web-0", spec: { containers: [{ name: "app", image: "web:1" }] } }, /: metadata: not an object$/],
+      [{ ...structuredClone(pod), spec: { containers: [{ name: "app", image: "web:1", extra: deep }] } }, /: spec\.containers\[0\]\.extra\.a\.a.*\.\.\.: Invalid value: nests deeper than 100 levels$/],
+      [{ metadata: { name: "x" }, spec: { containers: "app" } }, /: spec\.containers: a pod needs at least one container$/],
+      [{ metadata: { name: "x" }, spec: { containers: null } }, /: spec\.containers: a pod needs at least one container$/],
+      [{ metadata: { name: "x", labels: { app: 1 } }, spec: { containers: [{ name: "app" }] } }, /: metadata\.labels: not a map of strings$/],
+      [{ metadata: { name: "x" }, spec: { containers: [{ name: "app", env: {} }] } }, /: spec\.containers\[0\]: env is not a list of variables with names$/],
+      [{ metadata: { name: "x" }, spec: { containers: [{ name: "app" }], tolerations: [{ key: 5 }] } }, /: spec\.tolerations: not a list of tolerations$/],
     ];
-    for (const [object, warning] of cases) {
-      const everything = { ...decoration("logging"), spec: { selector: {}, template: { containers: [{ name: "logging-sidecar", image: "fluent-bit:3.0" }] } } };
-      const decision = mutation([everything])(request({ object }));
+    const everything = { ...decoration("logging"), spec: { selector: {}, template: { containers: [{ name: "logging-sidecar", image: "fluent-bit:3.0" }] } } };
+    const admitting = podMutation({ source: source([everything]), onDecorationError: "admit", trustRequester });
+    for (const [object, reason] of cases) {
+      const refused = mutation([everything])(request({ object }));
+      expect(refused.result).toBe("error");
+      expect(refused.response.allowed).toBe(false);
+      expect(refused.response.status?.message).toMatch(/^pod-decorator: PodDecoration team-a\/logging: selects the pod but cannot be rendered into it/);
+      expect(refused.response.status?.message).toMatch(reason);
+      const admitted = admitting(request({ object }));
+      expect(admitted.result).toBe("error");
+      expect(admitted.response.allowed).toBe(true);
+      expect(admitted.response.patch).toBeUndefined();
+      expect(admitted.response.warnings?.[0]).toMatch(/the pod was admitted undecorated$/);
+      // No decoration selects it: nothing failed, the pod goes in as it is, with the reason —
+      // unless its labels cannot be read, when any decoration might select it.
+      const unselected = mutation([decoration("logging", "fluent-bit:3.0", { selector: { matchLabels: { app: "other" } } })])(request({ object }));
+      const unreadableLabels = reason.source.includes("metadata\\.labels");
+      expect(unselected.response.allowed).toBe(!unreadableLabels);
+      if (!unreadableLabels) expect(unselected.response.warnings?.[0]).toMatch(/^pod-decorator: the pod was not decorated: /);
+    }
+  });
+
+  it("ignores metadata.managedFields: however deep or odd, they neither stop nor change the rendering", () => {
+    let deep: unknown = {};
+    for (let level = 0; level < 5000; level++) deep = { "f:a": deep };
+    const withFields = { ...structuredClone(pod), metadata: { ...structuredClone(pod.metadata), managedFields: [{ manager: "kubectl", operation: "Update", fieldsType: "FieldsV1", fieldsV1: deep }] } };
+    const decision = mutation([decoration("logging")])(request({ object: withFields }));
+    expect(decision.result).toBe("injected");
+    const plain = mutation([decoration("logging")])(request());
+    expect(decision.response.patch).toBe(plain.response.patch);
+  });
+
+  it("removes forged bookkeeping from a pod it cannot render into, refused or admitted", () => {
+    const forged = { metadata: { name: "x", labels: { app: "web", "poddecoration.kusionstack.io/pd-logging": "logging-1" }, annotations: { "poddecoration.kusionstack.io/revisions": '[{"name":"logging","revision":"logging-1"}]' } }, spec: { containers: [{ name: "app", env: {} }] } };
+    for (const decorations of [[], [decoration("logging")]]) {
+      const decision = podMutation({ source: source(decorations), onDecorationError: "admit", trustRequester })(request({ object: structuredClone(forged), userInfo: { username: "jane" } }));
       expect(decision.response.allowed).toBe(true);
-      expect(decision.response.patch).toBeUndefined();
-      expect(decision.response.warnings?.[0]).toMatch(warning);
+      const result = patched(decision, forged) as { metadata: { annotations: Record<string, string>; labels: Record<string, string> } };
+      expect(result.metadata.labels).toEqual({ app: "web" });
+      expect(result.metadata.annotations).toEqual({});
     }
   });
 

@@ -68,8 +68,8 @@ beforeAll(async () => {
 async function world(): Promise<{ options: WebhookTrustOptions; configurations: Configurations; secrets: Secrets; events: string[]; certificates: SelfSignedCertificates }> {
   const configurations = new Configurations();
   const target = { service: { namespace: "ops", name: NAME, port: 443 } };
-  configurations.stored.set("MutatingWebhookConfiguration", JSON.parse(JSON.stringify(mutatingWebhookConfiguration({ target, caBundlePem: ca.certPem }))) as StoredConfiguration);
-  configurations.stored.set("ValidatingWebhookConfiguration", JSON.parse(JSON.stringify(validatingWebhookConfiguration({ target, caBundlePem: ca.certPem }))) as StoredConfiguration);
+  configurations.stored.set("MutatingWebhookConfiguration", JSON.parse(JSON.stringify(mutatingWebhookConfiguration({ target, caBundlePem: ca.certPem, scope: {} }))) as StoredConfiguration);
+  configurations.stored.set("ValidatingWebhookConfiguration", JSON.parse(JSON.stringify(validatingWebhookConfiguration({ target, caBundlePem: ca.certPem, scope: {} }))) as StoredConfiguration);
   const secrets = new Secrets();
   await secrets.create(caSecret("ops", "webhook-ca", ca));
   const certificates = await selfSignedCertificates({ hosts: ["pod-decorator.ops.svc"], ca });

@@ -5,7 +5,8 @@ import { podDecorationOwnerOf } from "../../api/owners.ts";
 import type { PodDecoration } from "../../api/poddecoration.ts";
 import type { DecorationSource } from "../../decoration/updated-revisions.ts";
 import type { KubeClient } from "../../kube/client.ts";
-import type { ControllerRevision, KubeObject, Pod } from "../../kube/objects.ts";
+import type { AdmissionScope } from "../../decoration/admission-scope.ts";
+import type { ControllerRevision, KubeObject, Namespace, Pod } from "../../kube/objects.ts";
 import { Evictions } from "../eviction.ts";
 import { indexPodsForDecorations, podsRecording, selectablePods } from "../poddecoration/pod-indexes.ts";
 import type { Controller } from "../runtime/controller.ts";
@@ -19,7 +20,9 @@ import { reconcilerController, type ControllerWiring, type LifecycleOptions } fr
 type CachedDecoration = PodDecoration & KubeObject;
 
 export interface WorkloadRolloutControllerOptions extends ControllerWiring {
-  informers: { pods: Informer<Pod>; decorations: Informer<CachedDecoration>; decorationRevisions: Informer<ControllerRevision> };
+  informers: { pods: Informer<Pod>; decorations: Informer<CachedDecoration>; decorationRevisions: Informer<ControllerRevision>; namespaces: Informer<Namespace> };
+  /** The pod webhook's scope: a pod is evicted only when the webhook will decorate its replacement. */
+  webhookScope: AdmissionScope;
   decorationSource: DecorationSource;
   client: KubeClient;
   reports: RolloutReports;
@@ -28,7 +31,7 @@ export interface WorkloadRolloutControllerOptions extends ControllerWiring {
 }
 
 export function workloadRolloutController(options: WorkloadRolloutControllerOptions): Controller {
-  const { pods, decorations, decorationRevisions } = options.informers;
+  const { pods, decorations, decorationRevisions, namespaces } = options.informers;
   indexPodsForDecorations(pods.cache);
   const reconciler = new WorkloadRolloutReconciler({
     pods: pods.cache,
@@ -43,8 +46,9 @@ export function workloadRolloutController(options: WorkloadRolloutControllerOpti
     clock: options.clock,
     logger: options.logger.child({ controller: "workload-rollout" }),
     lifecycle: options.lifecycle,
+    webhookScope: { scope: options.webhookScope, namespaces: namespaces.cache },
   });
-  const controller = reconcilerController({ ...options, name: "workload-rollout", reconcile: reconciler.reconcile, caches: [pods, decorations, decorationRevisions] });
+  const controller = reconcilerController({ ...options, name: "workload-rollout", reconcile: reconciler.reconcile, caches: [pods, decorations, decorationRevisions, namespaces] });
 
   const podChanged = (pod: Pod) => {
     const key = workloadKeyOfPod(pod);
@@ -70,6 +74,17 @@ export function workloadRolloutController(options: WorkloadRolloutControllerOpti
     const decoration = owner === undefined ? undefined : decorations.cache.get(revision.metadata?.namespace, owner.name);
     if (decoration !== undefined) decorationChanged(decoration);
   };
+  // A namespace's labels decide whether the webhook decorates its pods, so whether they may be evicted.
+  const namespaceChanged = (namespace: Namespace) => {
+    const name = namespace.metadata?.name;
+    if (name !== undefined) for (const pod of pods.cache.list(name)) podChanged(pod);
+  };
+  controller.watch(namespaces, {
+    onAdd: namespaceChanged,
+    onUpdate: (old, namespace) => {
+      if (JSON.stringify(old.metadata?.labels ?? {}) !== JSON.stringify(namespace.metadata?.labels ?? {})) namespaceChanged(namespace);
+    },
+  });
   controller.watch(decorationRevisions, { onAdd: revisionChanged, onUpdate: (_old, revision) => revisionChanged(revision) });
   return controller;
 }

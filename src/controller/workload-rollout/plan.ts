@@ -47,6 +47,11 @@ export interface WorkloadPlanInput {
   /** A stored revision of a decoration (also of one deleted from the cache), or undefined. */
   revision: (name: string, revision: string) => DecorationToApply | undefined;
   lifecycle?: LifecycleSettings | undefined;
+  /**
+   * Why the pod webhook would not be called for the pod's replacement (admission-scope.ts), or
+   * undefined when it would: only then does an eviction bring the pod its decorations.
+   */
+  outsideWebhookScope: (pod: Pod) => string | undefined;
 }
 
 export interface WorkloadPlan {
@@ -110,9 +115,9 @@ export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
       report.blocked = { reason: "NeedsRecreation", message: `pod ${name}: ${change.reason}; updateStrategy.recreatePolicy of ${refusing.join(", ")} is not Evict, so the pod is left running until its owner recreates it` };
       continue;
     }
-    const unseen = notDecoratedAtAdmission(pod, change.decorations.flatMap((decoration) => byName.get(decoration) ?? []));
-    if (unseen !== undefined) {
-      report.blocked = { reason: "NeedsRecreation", message: `pod ${name}: ${change.reason}; ${unseen}` };
+    const outside = input.outsideWebhookScope(pod);
+    if (outside !== undefined) {
+      report.blocked = { reason: "NeedsRecreation", message: `pod ${name}: ${change.reason}; ${outside}, so it is not evicted: its replacement would not be decorated either` };
       continue;
     }
     changes.push({ pod, available, change: { kind: "replace", step: { kind: "evict", pod, reason: change.reason, decorations: change.decorations } } });
@@ -168,25 +173,6 @@ function podChange(pod: Pod, recorded: ReadonlyMap<string, string>, changes: rea
   if (update.kind === "recreate") return { kind: "recreate", reason: update.reason, decorations: changes.map((change) => change.name) };
   return { kind: "in-place", operations: update.operations };
 }
-
-/**
- * Why evicting the pod would not bring it its decorations: the webhook does not decorate its
- * namespace's pods, or did not decorate this one though the decoration existed when it was
- * created (outside the webhook's scope, or admitted while it was bypassed) — its replacement
- * would come back the same, and be evicted again.
- */
-function notDecoratedAtAdmission(pod: Pod, decorations: readonly PodDecoration[]): string | undefined {
-  const namespace = pod.metadata?.namespace ?? "";
-  if (NEVER_DECORATED_NAMESPACES.has(namespace)) return `the webhook never decorates pods in ${namespace}, so it is not evicted`;
-  if (recordedRevisions(pod) !== null) return undefined;
-  const created = Date.parse(pod.metadata?.creationTimestamp ?? "");
-  const older = decorations.find((decoration) => Date.parse(decoration.metadata.creationTimestamp ?? "") <= created);
-  if (older === undefined) return undefined;
-  return `it was created after decoration ${older.metadata.name ?? ""} but not decorated at admission (outside the webhook's scope, or admitted while it was bypassed), so it is not evicted: its replacement would not be decorated either`;
-}
-
-/** The namespaces the pod webhook is never called for (DESIGN §10), whatever the installation. */
-const NEVER_DECORATED_NAMESPACES = new Set(["kube-system", "kube-public", "kube-node-lease"]);
 
 /** A pod whose containers have all terminated for good (a Job's): no rollout touches it, no budget counts it. */
 function isFinished(pod: Pod): boolean {

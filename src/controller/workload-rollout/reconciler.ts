@@ -7,7 +7,8 @@ import type { Logger } from "pino";
 import type { PodDecoration } from "../../api/poddecoration.ts";
 import type { DecorationSource } from "../../decoration/updated-revisions.ts";
 import { isLostRace, isNotFound, statusCode, statusMessage } from "../../kube/errors.ts";
-import type { KubeObject, Pod } from "../../kube/objects.ts";
+import type { KubeObject, Namespace, Pod } from "../../kube/objects.ts";
+import { outsideAdmissionScope, type AdmissionScope } from "../../decoration/admission-scope.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
 import { DecorationRevisions } from "../decoration-revisions.ts";
 import type { Evictions } from "../eviction.ts";
@@ -43,6 +44,8 @@ export interface WorkloadRolloutReconcilerOptions {
   logger: Logger;
   /** PodOpsLifecycle for the pods that carry its readiness gate (absent: off). */
   lifecycle?: LifecycleOptions | undefined;
+  /** The pod webhook's scope, and the namespaces it is judged against: what an eviction's replacement will get. */
+  webhookScope: { scope: AdmissionScope; namespaces: Lister<Namespace> };
   /** Writes in flight at once for one workload (default 16). */
   burst?: number;
 }
@@ -76,8 +79,12 @@ export class WorkloadRolloutReconciler {
     const decorations = this.#options.decorations.list(namespace);
     const byName = new Map(decorations.map((decoration) => [decoration.metadata.name ?? "", decoration]));
     const ownNames = new Set(own.map((pod) => pod.metadata?.name ?? ""));
+    const { scope, namespaces } = this.#options.webhookScope;
+    const namespaceMetadata = namespaces.get(undefined, namespace)?.metadata;
+    const scopedNamespace = namespaceMetadata === undefined ? undefined : { name: namespace, labels: namespaceMetadata.labels };
     const plan = planWorkload({
       namespace,
+      outsideWebhookScope: (pod) => outsideAdmissionScope(scope, scopedNamespace, pod.metadata ?? {}),
       pods: own,
       otherPods: (decoration) => selectablePods(pods, decoration).filter((pod) => !ownNames.has(pod.metadata?.name ?? "")),
       decorations,

@@ -7,6 +7,7 @@ import { renderPod, type DecorationToApply } from "../../../src/decoration/rende
 import { SERVICE_READY_GATE } from "../../../src/controller/lifecycle/pod-ops-lifecycle.ts";
 import { planWorkload, type WorkloadPlan, type WorkloadStep } from "../../../src/controller/workload-rollout/plan.ts";
 import type { Pod } from "../../../src/kube/objects.ts";
+import { admissionScope, outsideAdmissionScope } from "../../../src/decoration/admission-scope.ts";
 import { podDecoration } from "../collaset/fixtures.ts";
 
 const sidecar = (revision: string, image: string, extra: Record<string, unknown> = {}): DecorationToApply => ({
@@ -42,9 +43,13 @@ function deploymentPod(name: string, decorations: DecorationToApply[], options: 
   return rendered;
 }
 
+/** The webhook's default scope, in a namespace it is called for. */
+const defaultScope = (pod: Pod) => outsideAdmissionScope(admissionScope({ ownNamespace: "pod-decorator-system" }), { name: pod.metadata?.namespace ?? "shop" }, pod.metadata ?? {});
+
 function plan(pods: Pod[], decorations: PodDecoration[], revisions: DecorationToApply[], updated: Record<string, string>, lifecycle = false): WorkloadPlan {
   return planWorkload({
     namespace: "shop",
+    outsideWebhookScope: defaultScope,
     pods,
     otherPods: () => [],
     decorations,
@@ -147,25 +152,39 @@ describe("planWorkload", () => {
     expect(before.reports.get("web-a")?.blocked?.message).toMatch(/from no revision to logging-r1/);
   });
 
-  it("evicts a pod created before its decoration, never one the webhook left undecorated after it, nor one in kube-system", () => {
-    const created = (pod: Pod, at: string, namespace = "shop"): Pod => ({ ...pod, metadata: { ...pod.metadata, creationTimestamp: at, namespace } });
-    const evicting = podDecoration("logging", { updateStrategy: { recreatePolicy: "Evict", rollingUpdate: { maxUnavailable: 3 } } }, { creationTimestamp: "2026-11-01T00:00:00Z" });
+  it("evicts a pod whose replacement the webhook will decorate, whenever it was created, and never one the webhook is not called for", () => {
+    const created = (pod: Pod, at: string, namespace = "shop", labels: Record<string, string> = {}): Pod => ({
+      ...pod,
+      metadata: { ...pod.metadata, creationTimestamp: at, namespace, labels: { ...pod.metadata?.labels, ...labels } },
+    });
+    const evicting = podDecoration("logging", { updateStrategy: { recreatePolicy: "Evict", rollingUpdate: { maxUnavailable: 4 } } }, { creationTimestamp: "2026-11-01T00:00:00Z" });
     const before = created(deploymentPod("web-a", []), "2026-10-01T00:00:00Z");
+    // Admitted undecorated after the decoration (the webhook bypassed, or skipped for labels a pod
+    // author set): the webhook is called for its replacement, which gets the decoration.
     const after = created(deploymentPod("web-b", []), "2026-11-02T00:00:00Z");
-    const result = plan([before, after], [evicting], [r1], { logging: "logging-r1" });
-    expect(kinds(result.steps)).toEqual(["evict web-a"]);
-    expect(result.reports.get("web-b")?.blocked?.message).toMatch(/not decorated at admission .* so it is not evicted/);
+    const withOurLabels = created(deploymentPod("web-c", []), "2026-11-02T00:00:00Z", "shop", { "app.kubernetes.io/name": "pod-decorator", "app.kubernetes.io/instance": "pod-decorator" });
+    const result = plan([before, after, withOurLabels], [evicting], [r1], { logging: "logging-r1" });
+    expect(kinds(result.steps).sort()).toEqual(["evict web-a", "evict web-b", "evict web-c"]);
 
-    const system = planWorkload({
-      namespace: "kube-system",
-      pods: [created(deploymentPod("dns-a", [r1]), "2026-11-02T00:00:00Z", "kube-system")],
+    const outOfScope = (namespace: string, scope: Parameters<typeof admissionScope>[0], labels: Record<string, string> = {}, known = true) => planWorkload({
+      namespace,
+      pods: [created(deploymentPod("dns-a", [r1]), "2026-11-02T00:00:00Z", namespace, labels)],
       otherPods: () => [],
-      decorations: [{ ...evicting, metadata: { ...evicting.metadata, namespace: "kube-system" } }],
+      decorations: [{ ...evicting, metadata: { ...evicting.metadata, namespace } }],
       updatedRevision: () => "logging-r2",
       revision: (_name, revision) => [r1, sidecar("logging-r2", "shipper:1", { env: [{ name: "A", value: "b" }] })].find((candidate) => candidate.revisionName === revision),
+      outsideWebhookScope: (pod) => outsideAdmissionScope(admissionScope(scope), known ? { name: namespace, labels: namespace === "opted-out" ? { "poddecoration.kusionstack.io/injection": "disabled" } : {} } : undefined, pod.metadata ?? {}),
     });
-    expect(system.steps).toEqual([]);
-    expect(system.reports.get("dns-a")?.blocked?.message).toMatch(/never decorates pods in kube-system/);
+    const blocked = (result: WorkloadPlan) => {
+      expect(result.steps).toEqual([]);
+      return result.reports.get("dns-a")?.blocked?.message;
+    };
+    expect(blocked(outOfScope("kube-system", {}))).toMatch(/not called for pods in namespace kube-system .* so it is not evicted: its replacement would not be decorated either/);
+    expect(blocked(outOfScope("pod-decorator-system", { ownNamespace: "pod-decorator-system" }))).toMatch(/namespace pod-decorator-system/);
+    expect(blocked(outOfScope("opted-out", {}))).toMatch(/namespace opted-out/);
+    expect(blocked(outOfScope("shop", { optIn: true }))).toMatch(/namespace shop/);
+    expect(blocked(outOfScope("shop", { objectSelector: { matchExpressions: [{ key: "skip", operator: "DoesNotExist" }] } }, { skip: "yes" }))).toMatch(/its objectSelector/);
+    expect(blocked(outOfScope("shop", {}, {}, false))).toMatch(/namespace is not known/);
   });
 
   it("takes pods that carry the readiness gate through PodOpsLifecycle, and the others directly", () => {

@@ -13,7 +13,8 @@ import { RolloutReports } from "../../../src/controller/workload-rollout/reports
 import { workloadKeyOfPod } from "../../../src/controller/workload-rollout/workloads.ts";
 import { renderPod } from "../../../src/decoration/render.ts";
 import { specRevision } from "../../../src/revision/revision-data.ts";
-import { objectKey, type KubeObject, type Pod } from "../../../src/kube/objects.ts";
+import { objectKey, type KubeObject, type Namespace, type Pod } from "../../../src/kube/objects.ts";
+import { admissionScope } from "../../../src/decoration/admission-scope.ts";
 import type { JsonPatchOperation } from "../../../src/kube/patch.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { FrozenCache } from "../frozen-cache.ts";
@@ -33,6 +34,7 @@ class World {
   readonly clock = new FakeClock();
   readonly pods = new FrozenCache<Pod>();
   readonly decorations = new FrozenCache<CachedDecoration>();
+  readonly namespaces = new FrozenCache<Namespace>();
   readonly revisions = new Map<string, unknown>();
   readonly events: { type: string; reason: string; message: string }[] = [];
   readonly writes: string[] = [];
@@ -51,7 +53,9 @@ class World {
       this.pods.upsert(pod);
       return Promise.resolve(pod);
     };
+    this.namespaces.upsert({ metadata: { name: "shop", labels: { "kubernetes.io/metadata.name": "shop" } } });
     this.reconciler = new WorkloadRolloutReconciler({
+      webhookScope: { scope: admissionScope({}), namespaces: this.namespaces },
       pods: this.pods,
       decorations: this.decorations,
       revisions: { decorations: (namespace) => this.decorations.list(namespace), revisionData: (_namespace, name) => this.revisions.get(name) },
