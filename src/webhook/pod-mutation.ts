@@ -49,8 +49,11 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
     // The CollaSet controller renders the pods it creates and records what it chose, possibly nothing.
     if (trusted && recordingOf(metadata).annotation !== undefined) return { response: allow(request.uid), result: "skipped" };
 
-    // A pod being created may not carry its namespace yet; the request does.
-    const namespace = request.namespace ?? (typeof metadata?.namespace === "string" ? metadata.namespace : undefined) ?? "default";
+    // A pod being created may not carry its namespace yet; the request does, always, when the API
+    // server sends it. Decorations are read from the namespace the request names and no other: a
+    // hand-made review naming none learns nothing of any namespace's decorations.
+    const namespace = request.namespace;
+    if (namespace === undefined || namespace === "") return { response: allow(request.uid, ["pod-decorator: the request names no namespace; the pod was not decorated"]), result: "skipped" };
     const decorations = options.source.decorations(namespace);
     const forged = !trusted && hasRecording(metadata);
     if (decorations.length === 0 && !forged) return { response: allow(request.uid), result: "skipped" };

@@ -230,6 +230,19 @@ describe("the pod webhook", () => {
     }
   });
 
+  it("renders only the decorations of the namespace the request names, never of one the object claims", () => {
+    const victims = { ...decoration("secret-env"), metadata: { ...decoration("secret-env").metadata, namespace: "victim" } };
+    const claiming = { ...structuredClone(pod), metadata: { ...structuredClone(pod.metadata), namespace: "victim" } };
+    const handle = mutation([victims, decoration("logging")]);
+    const named = patched(handle(request({ object: structuredClone(claiming), namespace: "team-a" })), claiming) as { spec: { containers: { name: string }[] } };
+    expect(named.spec.containers.map((container) => container.name)).toEqual(["logging-sidecar", "app"]);
+    const { namespace: _none, ...unnamed } = request({ object: structuredClone(claiming) });
+    const decision = handle(unnamed);
+    expect(decision.response.allowed).toBe(true);
+    expect(decision.response.patch).toBeUndefined();
+    expect(decision.response.warnings).toEqual(["pod-decorator: the request names no namespace; the pod was not decorated"]);
+  });
+
   it("ignores metadata.managedFields: however deep or odd, they neither stop nor change the rendering", () => {
     let deep: unknown = {};
     for (let level = 0; level < 5000; level++) deep = { "f:a": deep };
