@@ -5,11 +5,11 @@
 // field paths, so that no pod rendered from the template is refused for them. What depends on
 // the pod the template lands in (the volumes a mount names, host ports of other containers,
 // the pod's grace period…) is checked when rendering (src/decoration/pod-consistency.ts).
-import { childPath, duplicateError, type FieldError, forbiddenError, indexPath, invalidError, keyPath, notSupportedError, requiredError } from "./field-errors.ts";
+import { childPath, duplicateError, type FieldError, forbiddenError, indexPath, invalidError, keyPath, notSupportedError, requiredError, tooLongError } from "./field-errors.ts";
 import { asList, asRecord, asString, isInteger, isSet, type JsonRecord } from "./json-shape.ts";
 import type { Container, EnvVar, VolumeMount } from "./kubernetes.ts";
 import { configMapKeyErrors, dns1123LabelErrors, dns1123SubdomainErrors, envVarNameErrors, httpHeaderNameErrors, portNameErrors, qualifiedNameErrors } from "./names.ts";
-import { compareQuantities, isNegative, isWholeNumber, parseQuantity } from "./quantity.ts";
+import { compareQuantities, isNegative, isOverlongQuantity, isWholeNumber, parseQuantity, QUANTITY_MAX_LENGTH } from "./quantity.ts";
 
 /** Regular init containers, native sidecars (init containers with restartPolicy Always) and regular containers differ in what they may set. */
 export type ContainerRole = "init" | "container";
@@ -303,7 +303,7 @@ function resourceRules(resources: JsonRecord | undefined, path: string): FieldEr
       errors.push(...resourceNameErrors(name, entryPath));
       const quantity = parseQuantity(value);
       if (quantity === undefined) {
-        errors.push(invalidError(entryPath, value, "must be a quantity, like 100m, 0.5 or 64Mi"));
+        errors.push(isOverlongQuantity(value) ? tooLongError(entryPath, QUANTITY_MAX_LENGTH) : invalidError(entryPath, value, "must be a quantity, like 100m, 0.5 or 64Mi"));
         continue;
       }
       if (isNegative(quantity)) errors.push(invalidError(entryPath, value, "must be greater than or equal to 0"));

@@ -3,12 +3,12 @@
 // most often use (CHECKED_VOLUME_SOURCES). The name and the
 // one-source rule are pod-validation.ts's; other sources pass through to the API server,
 // which judges them in the controller's server-side dry run (TemplateValid).
-import { childPath, type FieldError, indexPath, invalidError, notSupportedError, requiredError } from "./field-errors.ts";
+import { childPath, type FieldError, indexPath, invalidError, notSupportedError, requiredError, tooLongError } from "./field-errors.ts";
 import { fieldRefRules, localDescendingPathErrors, noBackstepErrors, resourceFieldRefRules } from "./container-rules.ts";
 import { asList, asRecord, asString, isInteger, isSet, type JsonRecord } from "./json-shape.ts";
 import type { Volume } from "./kubernetes.ts";
 import { dns1123SubdomainErrors } from "./names.ts";
-import { isNegative, parseQuantity } from "./quantity.ts";
+import { isNegative, isOverlongQuantity, parseQuantity, QUANTITY_MAX_LENGTH } from "./quantity.ts";
 
 /** The volume sources whose rules admission checks; the others get a warning saying they are not. */
 export const CHECKED_VOLUME_SOURCES = ["emptyDir", "hostPath", "configMap", "secret", "persistentVolumeClaim", "downwardAPI", "projected", "csi", "nfs"] as const;
@@ -25,7 +25,9 @@ export function volumeSourceRules(volume: Volume, path: string): FieldError[] {
   const emptyDir = source("emptyDir");
   if (emptyDir !== undefined && isSet(emptyDir.sizeLimit)) {
     const limit = parseQuantity(emptyDir.sizeLimit);
-    if (limit === undefined || isNegative(limit)) errors.push(invalidError(childPath(childPath(path, "emptyDir"), "sizeLimit"), emptyDir.sizeLimit, "must be a non-negative quantity"));
+    const sizeLimitPath = childPath(childPath(path, "emptyDir"), "sizeLimit");
+    if (isOverlongQuantity(emptyDir.sizeLimit)) errors.push(tooLongError(sizeLimitPath, QUANTITY_MAX_LENGTH));
+    else if (limit === undefined || isNegative(limit)) errors.push(invalidError(sizeLimitPath, emptyDir.sizeLimit, "must be a non-negative quantity"));
   }
   const hostPath = source("hostPath");
   if (hostPath !== undefined) {

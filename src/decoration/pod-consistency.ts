@@ -9,7 +9,7 @@ import { ANNOTATIONS_SIZE_LIMIT, annotationsTooLong } from "../api/annotations.t
 import { hostPortId, isPrivileged } from "../api/container-rules.ts";
 import { asList, asRecord, asString, isInteger, type JsonRecord } from "../api/json-shape.ts";
 import type { Pod } from "../api/pod.ts";
-import { compareQuantities, parseQuantity, type Quantity } from "../api/quantity.ts";
+import { addQuantities, compareQuantities, parseQuantity, type Quantity } from "../api/quantity.ts";
 
 const DEFAULT_GRACE_PERIOD_SECONDS = 30;
 
@@ -163,10 +163,10 @@ function podLevelRequestProblems(spec: JsonRecord, initContainers: readonly Json
     let initPeak: Quantity = ZERO;
     for (const container of initContainers) {
       const request = containerRequest(container, resource);
-      if (container.restartPolicy === "Always") sidecars = add(sidecars, request);
-      else initPeak = max(initPeak, add(request, sidecars));
+      if (container.restartPolicy === "Always") sidecars = addQuantities(sidecars, request);
+      else initPeak = max(initPeak, addQuantities(request, sidecars));
     }
-    const running = containers.reduce((total, container) => add(total, containerRequest(container, resource)), sidecars);
+    const running = containers.reduce((total, container) => addQuantities(total, containerRequest(container, resource)), sidecars);
     const aggregate = max(running, initPeak);
     if (compareQuantities(aggregate, podRequest) > 0) problems.push(`spec.resources.requests[${resource}]: Invalid value: ${JSON.stringify(value)}: must be greater than or equal to the containers' aggregate requests`);
   }
@@ -180,10 +180,6 @@ function containerRequest(container: JsonRecord, resource: string): Quantity {
   const resources = asRecord(container.resources);
   const value = asRecord(resources?.requests)?.[resource] ?? asRecord(resources?.limits)?.[resource];
   return parseQuantity(value) ?? ZERO;
-}
-
-function add(a: Quantity, b: Quantity): Quantity {
-  return { numerator: a.numerator * b.denominator + b.numerator * a.denominator, denominator: a.denominator * b.denominator };
 }
 
 function max(a: Quantity, b: Quantity): Quantity {

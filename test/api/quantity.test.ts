@@ -1,6 +1,6 @@
 // Resource quantities as Kubernetes parses them, compared exactly.
 import { describe, expect, it } from "vitest";
-import { compareQuantities, isNegative, isWholeNumber, parseQuantity } from "../../src/api/quantity.ts";
+import { addQuantities, compareQuantities, isNegative, isOverlongQuantity, isWholeNumber, parseQuantity, QUANTITY_MAX_LENGTH } from "../../src/api/quantity.ts";
 
 const q = (text: string | number) => {
   const parsed = parseQuantity(text);
@@ -13,7 +13,7 @@ describe("parseQuantity", () => {
     expect(parseQuantity(text)).toBeDefined();
   });
 
-  it.each(["", "abc", "1.2.3", "1Kb", "Mi", "1 Gi", "1e", "--1", "1mi", "1e1000", null, true, {}])("refuses %s", (text) => {
+  it.each(["", "abc", "1.2.3", "1Kb", "Mi", "1 Gi", "1e", "1e+", "--1", "1mi", "1e1000", "1toString", "1__proto__", "1constructor", ".", "+", "1.e3x", null, true, {}])("refuses %s", (text) => {
     expect(parseQuantity(text)).toBeUndefined();
   });
 
@@ -35,5 +35,21 @@ describe("parseQuantity", () => {
     expect(isWholeNumber(q("2000m"))).toBe(true);
     expect(isWholeNumber(q("1.5"))).toBe(false);
     expect(isWholeNumber(q("1Ki"))).toBe(true);
+  });
+
+  it("reads a quantity of QUANTITY_MAX_LENGTH characters and refuses a longer one as overlong", () => {
+    const longest = `0.${"0".repeat(QUANTITY_MAX_LENGTH - 4)}1k`;
+    expect(longest).toHaveLength(QUANTITY_MAX_LENGTH);
+    expect(compareQuantities(q(longest), q(`0.${"0".repeat(QUANTITY_MAX_LENGTH - 7)}1`))).toBe(0);
+    expect(isOverlongQuantity(longest)).toBe(false);
+    expect(parseQuantity(`${longest}0`)).toBeUndefined();
+    expect(isOverlongQuantity(`${longest}0`)).toBe(true);
+  });
+
+  it("adds exactly, keeping the finer denominator", () => {
+    const sum = addQuantities(q("1.5"), q("250m"));
+    expect(compareQuantities(sum, q("1750m"))).toBe(0);
+    expect(sum.denominator).toBe(1000n);
+    expect(compareQuantities(addQuantities(q("1Ki"), q("-24")), q("1000"))).toBe(0);
   });
 });
