@@ -125,8 +125,10 @@ function podAffinityTermRules(term: JsonRecord, path: string): FieldError[] {
       for (const reason of qualifiedNameErrors(key)) errors.push(invalidError(indexPath(childPath(path, field), index), key, reason));
     });
   }
+  // A Set, not a search of the list per key: both lists come from the request, and may be long.
+  const mismatched = new Set(mismatchLabelKeys);
   matchLabelKeys.forEach((key, index) => {
-    if (mismatchLabelKeys.includes(key)) errors.push(invalidError(indexPath(childPath(path, "matchLabelKeys"), index), key, "exists in both matchLabelKeys and mismatchLabelKeys"));
+    if (mismatched.has(key)) errors.push(invalidError(indexPath(childPath(path, "matchLabelKeys"), index), key, "exists in both matchLabelKeys and mismatchLabelKeys"));
   });
   const topologyKey = asString(term.topologyKey) ?? "";
   if (topologyKey === "") errors.push(requiredError(childPath(path, "topologyKey"), "can not be empty"));
