@@ -44,7 +44,13 @@ export async function projectImage(inputs: ProjectImageInputs): Promise<Image> {
 /** The C libraries the binary links (as `ldd` resolves them here), each at the path it is looked up by. */
 async function sharedLibraries(binary: string): Promise<LayerEntry[]> {
   const output = execFileSync("ldd", [binary], { encoding: "utf8" });
-  const paths = [...output.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((match) => match[1] ?? "");
+  // Line by line (`libc.so.6 => /lib/…/libc.so.6 (0x…)`, `/lib64/ld-linux-x86-64.so.2 (0x…)`): the path
+  // is the last word before the load address.
+  const paths = output.split("\n").flatMap((line) => {
+    const address = line.indexOf(" (0x");
+    const path = address < 0 ? "" : (line.slice(0, address).trim().split(/\s+/).at(-1) ?? "");
+    return path.startsWith("/") ? [path] : [];
+  });
   if (paths.length === 0) throw new Error(`ldd found no libraries for ${binary}:\n${output}`);
   return Promise.all(paths.map(async (path) => ({ path, content: await readFile(await realpath(path)), mode: 0o755 })));
 }

@@ -557,7 +557,11 @@ async function criServing(parts: NodeParts, socket: string, log: string): Promis
     const reasons = readFileSync(log, "utf8").split("\n").filter((line) => line.includes("failed to load plugin")).slice(0, 5).join("\n");
     throw new Error(`containerd did not load its CRI plugins (${failed.join(", ")}):\n${reasons}`);
   }
-  return /io\.containerd\.grpc\.v1\s+cri\s+.*\sok\s*$/m.test(plugins.stdout);
+  // Fields, not one pattern over the whole output: `\s+cri\s+.*\sok` backtracks over every split of the spaces.
+  return plugins.stdout.split("\n").some((line) => {
+    const fields = line.trim().split(/\s+/);
+    return fields[0] === "io.containerd.grpc.v1" && fields[1] === "cri" && fields.at(-1) === "ok";
+  });
 }
 
 function httpOk(url: string): Promise<boolean> {

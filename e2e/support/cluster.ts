@@ -66,7 +66,7 @@ export function kubectl(args: readonly string[], input?: string): Promise<Comman
 /** A test with its own namespace, deleted (with everything in it) when the test ends. */
 export const test = base.extend<{ namespace: string }>({
   namespace: async ({ task }, use) => {
-    const name = uniqueName(task.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "test");
+    const name = uniqueName(task.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "test");
     const { core } = clients();
     await core.createNamespace({ body: { metadata: { name, labels: { "e2e.pod-decorator.io/test": "true" } } } });
     await use(name);

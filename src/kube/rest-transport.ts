@@ -5,6 +5,7 @@
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { ApiException, type KubeConfig } from "@kubernetes/client-node";
+import { withoutTrailingSlashes } from "./base-url.ts";
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -73,7 +74,7 @@ export class RestTransport {
   async #get(path: string, query: Query, signal: AbortSignal | undefined, idleTimeoutMs: number): Promise<IncomingMessage> {
     const cluster = this.#config.getCurrentCluster();
     if (cluster === null) throw new Error("the kubeconfig has no current cluster");
-    const url = new URL(cluster.server.replace(/\/+$/, "") + path);
+    const url = new URL(withoutTrailingSlashes(cluster.server) + path);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
     const options: RequestOptions & { headers: Record<string, string> } = { method: "GET", headers: { Accept: "application/json" } };
     // Fills in TLS material, bearer/exec tokens and the cached agent, refreshing tokens as needed.

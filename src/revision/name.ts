@@ -25,5 +25,12 @@ export function boundedLabelValue(value: string, maxLength = MAX_NAME_LENGTH): s
 }
 
 function trimToAlphanumericEnd(value: string): string {
-  return value.replace(/[^A-Za-z0-9]+$/, "");
+  // A scan from the end: an unanchored `/[^A-Za-z0-9]+$/` retries every start of a long run.
+  let end = value.length;
+  while (end > 0 && !isAsciiAlphanumeric(value.charCodeAt(end - 1))) end--;
+  return value.slice(0, end);
+}
+
+function isAsciiAlphanumeric(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
 }

@@ -54,7 +54,7 @@ describe("pod-decorator render", () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr.split("\n")).toContain("PodDecoration/negative: spec.updateStrategy.rollingUpdate.partition: Invalid value: -1: must be greater than or equal to 0");
-    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stderr).not.toMatch(/\n[ \t]+at /);
   });
 
   it.each([
