@@ -4,7 +4,7 @@
 // through the API server and the engine untouched; the full upstream schemas would be large
 // and would tie the CRDs to one Kubernetes version.
 import Type, { type Static } from "typebox";
-import { OpenObject, OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
+import { Dns1123Label, LabelMap, OpenObject, OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
 
 /** The ObjectMeta fields this project reads; in CRDs the API server owns `metadata`'s schema. */
 export const ObjectMetaSchema = OpenObjectOf(
@@ -17,7 +17,7 @@ export const ObjectMetaSchema = OpenObjectOf(
     generation: Type.Optional(Type.Integer()),
     creationTimestamp: Type.Optional(Type.String()),
     deletionTimestamp: Type.Optional(Type.String()),
-    labels: Type.Optional(StringMap()),
+    labels: Type.Optional(LabelMap()),
     annotations: Type.Optional(StringMap()),
     ownerReferences: Type.Optional(Type.Array(OpenObject())),
     finalizers: Type.Optional(Type.Array(Type.String())),
@@ -47,7 +47,7 @@ export type VolumeMount = Static<typeof VolumeMountSchema>;
 export const IMAGE_PULL_POLICIES = ["Always", "IfNotPresent", "Never"] as const;
 
 export const ContainerProperties = {
-  name: Type.String(),
+  name: Dns1123Label(),
   image: Type.Optional(Type.String()),
   imagePullPolicy: Type.Optional(StringEnum(IMAGE_PULL_POLICIES)),
   command: Type.Optional(Type.Array(Type.String())),
@@ -64,7 +64,7 @@ export const ContainerSchema = OpenObjectOf(ContainerProperties);
 export type Container = Static<typeof ContainerSchema>;
 
 /** A volume: its name, and whichever single source it has (kept as is). */
-export const VolumeSchema = OpenObjectOf({ name: Type.String() });
+export const VolumeSchema = OpenObjectOf({ name: Dns1123Label() });
 export type Volume = Static<typeof VolumeSchema>;
 
 // The empty string is what Go clients send for an unset operator or effect ("Equal", "all effects").

@@ -4,19 +4,19 @@
 import Type, { type Static } from "typebox";
 import { childPath, type FieldError, forbiddenError, indexPath, invalidError, keyPath, notSupportedError, requiredError } from "./field-errors.ts";
 import { labelValueErrors, qualifiedNameErrors } from "./names.ts";
-import { StringEnum, StringMap } from "./openapi.ts";
+import { LabelMap, LabelValue, StringEnum } from "./openapi.ts";
 
 export const LABEL_SELECTOR_OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist"] as const;
 
 export const LabelSelectorRequirementSchema = Type.Object({
   key: Type.String(),
   operator: StringEnum(LABEL_SELECTOR_OPERATORS),
-  values: Type.Optional(Type.Array(Type.String())),
+  values: Type.Optional(Type.Array(LabelValue())),
 });
 
 export const LabelSelectorSchema = Type.Object(
   {
-    matchLabels: Type.Optional(StringMap()),
+    matchLabels: Type.Optional(LabelMap()),
     matchExpressions: Type.Optional(Type.Array(LabelSelectorRequirementSchema)),
   },
   { "x-kubernetes-map-type": "atomic" },

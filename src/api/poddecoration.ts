@@ -30,7 +30,7 @@ import { ANNOTATIONS_SIZE_LIMIT, annotationsTooLong } from "./annotations.ts";
 import { containerRules, primaryPatchRules } from "./container-rules.ts";
 import { volumeSourceRules } from "./volume-rules.ts";
 import { withoutNullFields } from "./null-fields.ts";
-import { IntOrString, OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
+import { Dns1123Subdomain, IntOrString, LabelMap, OpenObjectOf, StringEnum, StringMap } from "./openapi.ts";
 import { validateMaxUnavailable } from "./max-unavailable.ts";
 import { reservedKeyErrors } from "./reserved-keys.ts";
 import { kindObjectSchema, kindValidator } from "./kind-envelope.ts";
@@ -61,7 +61,7 @@ export const MetadataPatchSchema = Type.Object({
     default: "Retain",
     description: "Retain sets a key only when the pod lacks it; Overwrite always sets it; MergePatchJson merges JSON annotation values (RFC 7386).",
   })),
-  labels: Type.Optional(StringMap()),
+  labels: Type.Optional(LabelMap()),
   annotations: Type.Optional(StringMap()),
 });
 export type MetadataPatch = Static<typeof MetadataPatchSchema>;
@@ -104,7 +104,7 @@ export const PodDecorationTemplateSchema = Type.Object({
   volumes: Type.Optional(Type.Array(VolumeSchema)),
   affinity: Type.Optional(DecorationAffinitySchema),
   tolerations: Type.Optional(Type.Array(TolerationSchema)),
-  runtimeClassName: Type.Optional(Type.String()),
+  runtimeClassName: Type.Optional(Dns1123Subdomain()),
 });
 export type PodDecorationTemplate = Static<typeof PodDecorationTemplateSchema>;
 

@@ -32,6 +32,9 @@ function toFieldErrors(raw: readonly TLocalizedValidationError[], root: unknown,
     // Maps (labels, annotations) report a bad value twice: at the value, and as the map's
     // "additional property" failing; the first says which key.
     if (error.keyword === "additionalProperties") continue;
+    // Names and label values carry their grammar in the schema for the API server (openapi.ts);
+    // here the rules in names.ts judge them after the schema, with Kubernetes' own reasons.
+    if (error.keyword === "pattern" || error.keyword === "maxLength") continue;
     for (const fieldError of translate(error, root, basePath)) {
       const id = `${fieldError.path}\u0000${fieldError.reason}`;
       if (seen.has(id)) continue;

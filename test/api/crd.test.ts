@@ -116,4 +116,37 @@ describe("generated CRDs", () => {
     expect(schemaAt(crd, "spec.replicas")).toMatchObject({ minimum: 0 });
     expect(schemaAt(crd, "spec.template")["x-kubernetes-preserve-unknown-fields"]).toBe(true);
   });
+
+  it("carries Kubernetes' own limits on names and label values, and no other string limit", () => {
+    const dns1123Label = { maxLength: 63, pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" };
+    const labelValue = { maxLength: 63, pattern: "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$" };
+    const dns1123Subdomain = { maxLength: 253, pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$" };
+    const selector = (path: string) => ({ [`${path}.matchLabels{}`]: labelValue, [`${path}.matchExpressions[].values[]`]: labelValue });
+    const podSpec = (path: string) => ({ [`${path}.initContainers[].name`]: dns1123Label, [`${path}.containers[].name`]: dns1123Label, [`${path}.volumes[].name`]: dns1123Label });
+    expect(stringLimits(definition("poddecorations"))).toEqual({
+      ...selector("spec.selector"),
+      ...selector("spec.updateStrategy.rollingUpdate.selector"),
+      "spec.template.metadata[].labels{}": labelValue,
+      ...podSpec("spec.template"),
+      "spec.template.runtimeClassName": dns1123Subdomain,
+    });
+    expect(stringLimits(definition("collasets"))).toEqual({
+      ...selector("spec.selector"),
+      "spec.template.metadata.labels{}": labelValue,
+      ...podSpec("spec.template.spec"),
+    });
+  });
 });
+
+/** Every maxLength and pattern in a CRD's spec schema, by path (`[]` an array's items, `{}` a map's values). */
+function stringLimits(crd: CustomResourceDefinition): Record<string, { maxLength: unknown; pattern: unknown }> {
+  const found: Record<string, { maxLength: unknown; pattern: unknown }> = {};
+  const walk = (node: JsonSchemaProps, path: string): void => {
+    if (node.maxLength !== undefined || node.pattern !== undefined) found[path] = { maxLength: node.maxLength, pattern: node.pattern };
+    for (const [name, child] of Object.entries((node.properties ?? {}) as Record<string, JsonSchemaProps>)) walk(child, path === "" ? name : `${path}.${name}`);
+    if (node.items !== undefined) walk(node.items as JsonSchemaProps, `${path}[]`);
+    if (typeof node.additionalProperties === "object") walk(node.additionalProperties as JsonSchemaProps, `${path}{}`);
+  };
+  walk(schemaAt(crd, "spec"), "spec");
+  return found;
+}
