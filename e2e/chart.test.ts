@@ -148,6 +148,7 @@ beforeAll(async () => {
     },
     "single replica, no metrics, no leader election": { replicaCount: 1, metrics: { enabled: false }, leaderElection: { enabled: false } },
     "opt-in namespaces, a priority class, no NetworkPolicy": { webhook: { pods: { optIn: true } }, priorityClassName: "system-cluster-critical", networkPolicy: { enabled: false } },
+    "webhook callers restricted": { networkPolicy: { webhookFrom: [{ ipBlock: { cidr: "192.0.2.0/24" } }] }, webhook: { clientCA: { configMap: "apiserver-webhook-client-ca" } } },
     "metrics only from the monitoring namespace": { networkPolicy: { metrics: { from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }] } } },
   };
   // Stand-ins for cert-manager's and the Prometheus Operator's CRDs (see the file).
@@ -306,6 +307,24 @@ describe("the Helm chart", () => {
     const quiet = (await Rendered.of(namespace, combination("single replica, no metrics, no leader election"))).one("NetworkPolicy");
     expect((quiet.spec as { ingress: unknown[] }).ingress).toHaveLength(1);
     expect((await Rendered.of(namespace, combination("opt-in namespaces, a priority class, no NetworkPolicy"))).all("NetworkPolicy")).toEqual([]);
+  });
+
+  test("can admit to the webhook port only the API server's addresses, and require its client certificate", async ({ namespace }) => {
+    const chart = await Rendered.of(namespace, combination("webhook callers restricted"));
+    expect((chart.one("NetworkPolicy").spec as { ingress: unknown[] }).ingress).toEqual([
+      { ports: [{ port: "webhook", protocol: "TCP" }], from: [{ ipBlock: { cidr: "192.0.2.0/24" } }] },
+      // The kubelet probes the health port from the node.
+      { ports: [{ port: "health", protocol: "TCP" }] },
+      { ports: [{ port: "metrics", protocol: "TCP" }], from: [{ namespaceSelector: {} }] },
+    ]);
+    const container = chart.container();
+    expect(container.args).toContain("--client-ca-file=/etc/pod-decorator/client-ca/ca.crt");
+    expect(chart.serveOptions().clientCaFile).toBe("/etc/pod-decorator/client-ca/ca.crt");
+    expect(container.volumeMounts).toEqual([{ name: "client-ca", mountPath: "/etc/pod-decorator/client-ca", readOnly: true }]);
+    const volumes = chart.one<Deployment>("Deployment").spec.template.spec.volumes as unknown[];
+    expect(volumes).toEqual([{ name: "client-ca", configMap: { name: "apiserver-webhook-client-ca" } }]);
+    // Neither by default.
+    expect((await Rendered.of(namespace)).serveOptions().clientCaFile).toBeUndefined();
   });
 
   test("with cert-manager: a self-signed Issuer unless one is given, a Certificate for the Service, its Secret mounted, the CA injected", async ({ namespace }) => {

@@ -14,6 +14,8 @@ export interface ServeOptions {
   /** /healthz and /readyz in a thread of their own, plain HTTP; 0 disables. */
   healthPort: number;
   tls: { certFile: string; keyFile: string; caFile: string | undefined } | { selfSigned: true; hosts: string[]; caSecret: string };
+  /** The CA whose client certificate every webhook caller must present (the API server's); undefined: none asked. */
+  clientCaFile: string | undefined;
   /** Outside a cluster: create the webhook configurations so the API server calls this URL. */
   webhookConfigUrl: string | undefined;
   /** Inside a cluster: the configurations are the chart's; patch their caBundle when self-signed. */
@@ -54,6 +56,7 @@ const flags = {
   "tls-key-file": { type: "string" },
   "tls-ca-file": { type: "string" },
   "self-signed": { type: "boolean" },
+  "client-ca-file": { type: "string" },
   "self-signed-hosts": { type: "string" },
   "self-signed-ca-secret": { type: "string" },
   "webhook-config-url": { type: "string" },
@@ -87,6 +90,9 @@ export const serveUsage = `usage: pod-decorator serve [flags]
   --tls-key-file FILE          its private key
   --tls-ca-file FILE           with --webhook-config-url: the CA bundle the API server should trust
   --self-signed                issue a CA and serving certificate in process instead
+  --client-ca-file FILE        require every webhook caller to present a client certificate signed by
+                               this CA (the API server's, set in its AdmissionConfiguration); others
+                               are refused at the TLS handshake
   --self-signed-hosts LIST     comma-separated DNS names/IPs for it (default 127.0.0.1,localhost)
   --self-signed-ca-secret NAME without --webhook-config-url: the Secret in --namespace that holds the CA
                                every replica signs with (created by the first; default pod-decorator-webhook-ca)
@@ -196,6 +202,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     metricsPort: port("metrics-port", 8080),
     healthPort: port("health-port", 8081),
     tls: selfSigned ? { selfSigned: true, hosts, caSecret: value("self-signed-ca-secret") ?? "pod-decorator-webhook-ca" } : { certFile: certFile!, keyFile: keyFile!, caFile: value("tls-ca-file") },
+    clientCaFile: value("client-ca-file"),
     webhookConfigUrl,
     webhookConfigName: value("webhook-config-name") ?? "pod-decorator",
     failurePolicy: oneOf("failure-policy", ["Fail", "Ignore"], "Fail"),

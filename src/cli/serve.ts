@@ -109,6 +109,7 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
   const certificates = await servingCertificates(options, client, logger, signal);
   started.push({ what: "serving certificates", stop: () => certificates.stop() });
   const caFilePem = "certFile" in options.tls && options.tls.caFile !== undefined ? await readFile(options.tls.caFile, "utf8") : undefined;
+  const clientCaPem = options.clientCaFile === undefined ? undefined : await readFile(options.clientCaFile, "utf8");
   const controllerUsernames = await controllerIdentity(options, config, logger, signal);
   let synced = false;
   const readiness = (): Readiness => (synced ? { ready: true } : { ready: false, reason: "informer caches have not synced" });
@@ -117,6 +118,7 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
     logger,
     metrics: webhookMetrics,
     certificates,
+    ...(clientCaPem === undefined ? {} : { clientCaPem }),
     readiness: () => readiness(),
     handlers: admissionHandlers({
       source: cachedDecorationSource(decorations.cache, revisions.cache),

@@ -46,6 +46,11 @@ export interface WebhookServerOptions {
   readiness: () => Readiness;
   /** Without certificates the server speaks plain HTTP (handler tests through inject()). */
   certificates?: ServingCertificates;
+  /**
+   * With it, every caller must present a client certificate signed by this CA (PEM): the API
+   * server does, per its AdmissionConfiguration; anyone else is refused at the TLS handshake.
+   */
+  clientCaPem?: string;
   bodyLimitBytes?: number;
   limits?: AdmissionLimitsOptions;
 }
@@ -68,7 +73,7 @@ export async function createWebhookServer(options: WebhookServerOptions) {
     // Whole requests (headers and body) that trickle in; admission requests have their own deadline.
     requestTimeout: 30_000,
     return503OnClosing: true,
-    ...(certificates === undefined ? {} : { https: { ...toTls(certificates.current()), minVersion: "TLSv1.2" as const } }),
+    ...(certificates === undefined ? {} : { https: { ...toTls(certificates.current(), options.clientCaPem), ...clientAuthentication(options.clientCaPem), minVersion: "TLSv1.2" as const } }),
   });
   await app.register(helmet, { contentSecurityPolicy: false, global: true });
   app.removeContentTypeParser("application/json");
@@ -81,7 +86,7 @@ export async function createWebhookServer(options: WebhookServerOptions) {
   if (certificates !== undefined) {
     certificates.onChange((pair) => {
       const server = app.server as unknown as { setSecureContext?: (context: { cert: string; key: string }) => void };
-      server.setSecureContext?.(toTls(pair));
+      server.setSecureContext?.(toTls(pair, options.clientCaPem));
       options.logger.info({ event: "certificate-rotated" }, "serving certificate reloaded");
     });
   }
@@ -167,6 +172,11 @@ export async function createWebhookServer(options: WebhookServerOptions) {
   return app;
 }
 
-function toTls(pair: { certPem: string; keyPem: string }): { cert: string; key: string } {
-  return { cert: pair.certPem, key: pair.keyPem };
+function toTls(pair: { certPem: string; keyPem: string }, clientCaPem: string | undefined): { cert: string; key: string; ca?: string } {
+  return { cert: pair.certPem, key: pair.keyPem, ...(clientCaPem === undefined ? {} : { ca: clientCaPem }) };
+}
+
+/** A client without a certificate the CA signed never gets past the handshake, so never to a handler. */
+function clientAuthentication(clientCaPem: string | undefined): { requestCert?: boolean; rejectUnauthorized?: boolean } {
+  return clientCaPem === undefined ? {} : { requestCert: true, rejectUnauthorized: true };
 }
