@@ -63,6 +63,8 @@ export interface StartOptions {
    * `replicaset-controller` so that Deployments make pods for the node simulator.
    */
   controllers?: readonly string[];
+  /** More kube-apiserver flags, e.g. --admission-control-config-file. */
+  apiserverArgs?: readonly string[];
 }
 
 /** The controllers of kube-controller-manager; `forNode` adds those that need pods to run. */
@@ -152,6 +154,7 @@ export async function startControlPlane(dirArgument: string, options: StartOptio
           ]),
       "--enable-priority-and-fairness=false",
       "--v=0",
+      ...(options.apiserverArgs ?? []),
     ], join(dir, "logs", "kube-apiserver.log"));
     await saveState();
     await waitFor("kube-apiserver", () => apiserverReady(server, pki.caPem), state.pids["kube-apiserver"], join(dir, "logs", "kube-apiserver.log"));

@@ -53,6 +53,10 @@ export interface ServeProcessOptions {
   probeConfig?: KubeConfig;
   /** How long serve may take to sync its caches (default DEFAULT_SYNC_TIMEOUT_MS). */
   syncTimeoutMs?: number;
+  /** The webhook port, when it must be known before serve starts (default: a free one). */
+  webhookPort?: number;
+  /** What the harness presents to a serve run with --client-ca-file. */
+  clientCertificate?: { certPem: string; keyPem: string };
 }
 
 /**
@@ -73,7 +77,9 @@ export function loadKubeConfigFile(path: string): KubeConfig {
 export async function startServeProcess(options: ServeProcessOptions): Promise<ServeProcess> {
   const config = loadKubeConfigFile(options.adminKubeconfig ?? options.kubeconfig);
   const existing = options.existingWebhookConfigurations;
-  const [port = 0, metricsPort = 0, healthPort = 0] = existing === undefined ? await freePorts(3) : [existing.port, existing.metricsPort, existing.healthPort];
+  const [port = 0, metricsPort = 0, healthPort = 0] = existing === undefined
+    ? options.webhookPort === undefined ? await freePorts(3) : [options.webhookPort, ...await freePorts(2)]
+    : [existing.port, existing.metricsPort, existing.healthPort];
   const url = `https://127.0.0.1:${port}`;
   const args = existing !== undefined
     ? [main, "serve", `--kubeconfig=${options.kubeconfig}`, ...(options.args ?? [])]
@@ -121,7 +127,7 @@ export async function startServeProcess(options: ServeProcessOptions): Promise<S
     // Then /readyz must agree.
     await eventually(async () => {
       if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}`);
-      return (await readyz(port)) ? true : undefined;
+      return (await readyz(port, options.clientCertificate)) ? true : undefined;
     }, 30_000, "pod-decorator serve to be ready");
     if (options.waitForWebhook ?? true) await waitUntilCalled(options.probeConfig ?? config);
   } catch (error) {
@@ -160,10 +166,11 @@ export async function removeWebhookConfigurations(config: KubeConfig): Promise<v
   await admission.deleteValidatingWebhookConfiguration({ name: "pod-decorator" }).catch(() => undefined);
 }
 
-function readyz(port: number): Promise<boolean> {
+function readyz(port: number, client: ServeProcessOptions["clientCertificate"]): Promise<boolean> {
   return new Promise((done) => {
     // The harness only asks whether it is up; the API server is what verifies the CA.
-    const request = httpsRequest({ host: "127.0.0.1", port, path: "/readyz", rejectUnauthorized: false, timeout: 2000 }, (response) => {
+    const certificate = client === undefined ? {} : { cert: client.certPem, key: client.keyPem };
+    const request = httpsRequest({ host: "127.0.0.1", port, path: "/readyz", rejectUnauthorized: false, timeout: 2000, ...certificate }, (response) => {
       response.resume();
       done(response.statusCode === 200);
     });
