@@ -94,6 +94,29 @@ interface StoredDecoration {
   };
 }
 
+describe("the chart's pod webhook scope", () => {
+  // Issue 29: the chart used to skip any pod labelled as pod-decorator's own, in any namespace.
+  test("decorates a tenant's pod that carries pod-decorator's own labels: no label is a way out", async () => {
+    const core = release.api.config.makeApiClient(CoreV1Api);
+    const custom = release.api.config.makeApiClient(CustomObjectsApi);
+    await custom.createNamespacedCustomObject({
+      ...GROUP,
+      namespace: appNamespace,
+      body: { apiVersion: "apps.kusionstack.io/v1alpha1", kind: "PodDecoration", metadata: { name: "mandatory" }, spec: { selector: { matchLabels: { team: "a" } }, template: { metadata: [{ annotations: { "platform.example.com/audited": "yes" } }] } } },
+    });
+    try {
+      const ourLabels = { "app.kubernetes.io/name": "pod-decorator", "app.kubernetes.io/instance": "pod-decorator", team: "a" };
+      const annotation = await eventually(async () => {
+        const pod = await core.createNamespacedPod({ namespace: appNamespace, dryRun: "All", body: { metadata: { generateName: "sneaky-", labels: ourLabels }, spec: { containers: [{ name: "app", image: "app:1" }] } } });
+        return pod.metadata?.annotations?.["platform.example.com/audited"];
+      }, 30_000, "the decoration on a pod labelled as pod-decorator's own");
+      expect(annotation).toBe("yes");
+    } finally {
+      await custom.deleteNamespacedCustomObject({ ...GROUP, namespace: appNamespace, name: "mandatory" });
+    }
+  });
+});
+
 describe("the chart's ServiceAccount", () => {
   test("runs the controllers and the webhooks with nothing refused and nothing granted unused", async () => {
     const config = release.api.config;

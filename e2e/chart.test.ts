@@ -275,8 +275,8 @@ describe("the Helm chart", () => {
         failurePolicy: chart.webhooks()[0]!.failurePolicy as "Fail" | "Ignore",
         timeoutSeconds: chart.webhooks()[0]!.timeoutSeconds,
       };
-      expect(chart.one("MutatingWebhookConfiguration").webhooks, name).toEqual(withoutCaBundle(mutatingWebhookConfiguration(options).webhooks));
-      expect(chart.one("ValidatingWebhookConfiguration").webhooks, name).toEqual(withoutCaBundle(validatingWebhookConfiguration(options).webhooks));
+      expect(withoutCaBundle(chart.one("MutatingWebhookConfiguration").webhooks), name).toEqual(withoutCaBundle(mutatingWebhookConfiguration(options).webhooks));
+      expect(withoutCaBundle(chart.one("ValidatingWebhookConfiguration").webhooks), name).toEqual(withoutCaBundle(validatingWebhookConfiguration(options).webhooks));
       for (const kind of ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]) expect(chart.one(kind).metadata.name).toBe(RELEASE);
     }
   });
