@@ -223,7 +223,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const events = new EventRecorder({ sink: client.core.events, component: "pod-decorator", instance: dependencies.identity, logger });
   const rolloutReports = new RolloutReports();
   const podDecorations = podDecorationController({
-    informers: { decorations: dependencies.decorations, revisions: dependencies.revisions, pods },
+    informers: { decorations: dependencies.decorations, revisions: dependencies.revisions, pods, collaSets },
     client,
     rolloutReports,
     events,

@@ -7,7 +7,7 @@ import type { ControllerRevision, KubeObject } from "../kube/objects.ts";
 import type { ResourceClient } from "../kube/resource-client.ts";
 import { buildControllerRevision } from "../revision/controller-revision.ts";
 import { planRevision, revisionsToPrune, type StoredRevision } from "../revision/history.ts";
-import { controllerUidIndex, type Lister } from "./runtime/cache.ts";
+import { controlledByKey, controllerUidIndex, type Lister } from "./runtime/cache.ts";
 import type { Result } from "./runtime/controller.ts";
 import type { EventRecorder } from "./runtime/event-recorder.ts";
 
@@ -54,7 +54,7 @@ export class RevisionHistory {
   /** The owner's revisions in the cache (found by the controller ownerReference's uid). */
   of(owner: KubeObject): StoredRevision[] {
     return this.#options.revisions
-      .byIndex(controllerUidIndex, owner.metadata?.uid ?? "")
+      .byIndex(controllerUidIndex, controlledByKey(owner))
       .map((revision) => ({ name: revision.metadata?.name ?? "", revision: revision.revision, data: revision.data as unknown }));
   }
 

@@ -18,7 +18,7 @@ import { collaSetRevisionData, COLLASET_NAME_LABEL, templateOf } from "../../rev
 import { addFinalizerOperation, hasFinalizer, removeFinalizerOperations } from "../finalizers.ts";
 import { RevisionHistory } from "../revision-history.ts";
 import { writeStatus } from "../status-write.ts";
-import { controllerUidIndex, type Lister } from "../runtime/cache.ts";
+import { controlledByKey, controllerUidIndex, type Lister } from "../runtime/cache.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { LifecycleOptions } from "../reconciler-controller.ts";
 import type { Result } from "../runtime/controller.ts";
@@ -113,7 +113,7 @@ export class CollaSetReconciler {
     const { history } = stored;
     const collisionCount = cached.status?.collisionCount ?? 0;
 
-    const pods = this.#options.pods.byIndex(controllerUidIndex, cached.metadata.uid ?? "");
+    const pods = this.#options.pods.byIndex(controllerUidIndex, controlledByKey(cached));
     // The revision just stored may not be cached yet: its data is known.
     const sources = this.#sources(namespace, cached, stored.name, collaSetRevisionData(collaSet));
     let otherPods: Pod[] | undefined;

@@ -1,12 +1,13 @@
 // Wires the PodDecoration reconciler to its informers: events only map to decoration keys
 // (the decoration itself, the owner of a revision, the decorations that select or are
 // recorded on a pod), as in kubernetes/sample-controller.
+import type { CollaSet } from "../../api/collaset.ts";
 import { podDecorationOwnerOf } from "../../api/owners.ts";
 import { podDecorationKeysForPod } from "./mappers.ts";
 import { PodDecorationReconciler, type CachedDecoration } from "./reconciler.ts";
 import { indexDecorationsBySelector, indexPodsForDecorations } from "./pod-indexes.ts";
 import type { KubeClient } from "../../kube/client.ts";
-import type { ControllerRevision, Pod } from "../../kube/objects.ts";
+import { namespacedKey, type ControllerRevision, type KubeObject, type Pod } from "../../kube/objects.ts";
 import { enqueueObjects, enqueueRevisionOwners, reconcilerController, type ControllerWiring } from "../reconciler-controller.ts";
 import { serverDryRun } from "../../kube/server-dry-run.ts";
 import type { Controller } from "../runtime/controller.ts";
@@ -14,20 +15,21 @@ import type { Informer } from "../runtime/informer.ts";
 import type { RolloutReports } from "../workload-rollout/reports.ts";
 
 export interface PodDecorationControllerOptions extends ControllerWiring {
-  informers: { decorations: Informer<CachedDecoration>; revisions: Informer<ControllerRevision>; pods: Informer<Pod> };
+  informers: { decorations: Informer<CachedDecoration>; revisions: Informer<ControllerRevision>; pods: Informer<Pod>; collaSets: Informer<CollaSet & KubeObject> };
   client: KubeClient<CachedDecoration>;
   /** What the rollout to pods of other owners reports of each pod, for status.workloads. */
   rolloutReports?: RolloutReports;
 }
 
 export function podDecorationController(options: PodDecorationControllerOptions): Controller {
-  const { decorations, revisions, pods } = options.informers;
+  const { decorations, revisions, pods, collaSets } = options.informers;
   indexPodsForDecorations(pods.cache);
   indexDecorationsBySelector(decorations.cache);
   const reconciler = new PodDecorationReconciler({
     decorations: decorations.cache,
     revisions: revisions.cache,
     pods: pods.cache,
+    collaSets: collaSets.cache,
     client: { podDecorations: options.client.kusion.podDecorations, controllerRevisions: options.client.apps.controllerRevisions },
     dryRunCreate: serverDryRun(options.client.config),
     ...(options.rolloutReports === undefined ? {} : { rolloutReports: options.rolloutReports }),
@@ -35,12 +37,21 @@ export function podDecorationController(options: PodDecorationControllerOptions)
     clock: options.clock,
     logger: options.logger.child({ controller: "poddecoration" }),
   });
-  const controller = reconcilerController({ ...options, name: "poddecoration", reconcile: reconciler.reconcile, caches: [decorations, revisions, pods] });
+  const controller = reconcilerController({ ...options, name: "poddecoration", reconcile: reconciler.reconcile, caches: [decorations, revisions, pods, collaSets] });
   enqueueObjects(controller, decorations);
   enqueueRevisionOwners(controller, revisions, podDecorationOwnerOf);
   const podKeys = (...changed: Pod[]) => {
     for (const key of podDecorationKeysForPod(decorations.cache, changed)) controller.enqueue(key);
   };
   controller.watch(pods, { onAdd: (pod) => podKeys(pod), onUpdate: (old, pod) => podKeys(old, pod), onDelete: (pod) => podKeys(pod) });
+  // A CollaSet gone: its pods hold no decoration being deleted any more.
+  controller.watch(collaSets, {
+    onDelete: (collaSet) => {
+      const namespace = collaSet.metadata?.namespace;
+      for (const decoration of decorations.cache.list(namespace)) {
+        if (namespace !== undefined && decoration.metadata.deletionTimestamp != null) controller.enqueue(namespacedKey(namespace, decoration.metadata.name ?? ""));
+      }
+    },
+  });
   return controller;
 }

@@ -39,6 +39,8 @@ export interface PodDecorationReconcilerOptions {
   decorations: Lister<CachedDecoration>;
   revisions: Lister<ControllerRevision>;
   pods: Lister<Pod>;
+  /** CollaSets, by which a CollaSet pod's ownership is checked: a pod names its owner, the cache says whether it exists. */
+  collaSets: Lister<KubeObject>;
   client: {
     podDecorations: Pick<ResourceClient<CachedDecoration>, "jsonPatch"> & Pick<StatusClient<CachedDecoration>, "jsonPatchStatus">;
     controllerRevisions: Pick<ResourceClient<ControllerRevision>, "create" | "jsonPatch" | "delete">;
@@ -105,18 +107,23 @@ export class PodDecorationReconciler {
   };
 
   /**
-   * The decoration goes once no pod that will drop it records it: CollaSet pods (their
-   * controller removes it), and pods of other owners unless the rollout reports them blocked
-   * (a change it may not make: they keep the decoration until their owner recreates them).
+   * The decoration goes once no pod that will drop it records it: live pods of a CollaSet that
+   * exists, in the pod's namespace, with the UID the pod names (its controller removes it), and
+   * live pods of other owners unless the rollout reports them blocked (a change it may not make:
+   * they keep the decoration until their owner recreates them). A pod on its way out, a finished
+   * one, or one naming a CollaSet that is not there drops nothing and holds nothing: anyone who
+   * may create pods could otherwise make a decoration undeletable.
    */
   async #finalize(decoration: CachedDecoration): Promise<Result | undefined> {
     const { namespace = "", name = "" } = decoration.metadata;
     if (!hasFinalizer(decoration, POD_DECORATION_FINALIZER)) return undefined;
     const reports = this.#options.rolloutReports;
     const carriers = podsRecording(this.#options.pods, decoration).filter((pod) => {
-      if (collaSetOwnerOf(pod) !== undefined) return true;
+      if (pod.metadata?.deletionTimestamp != null || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return false;
+      const collaSet = collaSetOwnerOf(pod);
+      if (collaSet !== undefined) return collaSet.uid !== undefined && this.#options.collaSets.get(namespace, collaSet.name)?.metadata?.uid === collaSet.uid;
       const key = workloadKeyOfPod(pod);
-      if (reports === undefined || key === undefined || pod.metadata?.deletionTimestamp != null || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return false;
+      if (reports === undefined || key === undefined) return false;
       return reports.get(key, pod.metadata?.name ?? "")?.blocked === undefined;
     });
     if (carriers.length > 0) {

@@ -8,7 +8,17 @@ import { controllerOf, namespacedKey, objectKey, type KubeObject } from "../../k
 export type IndexFunc<T> = (object: T) => readonly string[];
 
 export const namespaceIndex = "namespace";
+/**
+ * Objects by their controller: filed under their own namespace and the controller's UID, since
+ * an owner reference never crosses namespaces (the garbage collector ignores one that does), so
+ * an object in another namespace naming an owner's UID is never taken for one it controls.
+ */
 export const controllerUidIndex = "controller-uid";
+
+/** The controller index's value for the objects `owner` controls. */
+export function controlledByKey(owner: KubeObject): string {
+  return `${owner.metadata?.namespace ?? ""}/${owner.metadata?.uid ?? ""}`;
+}
 
 /** What readers of a cache may do: look up, never write. */
 export interface Lister<T extends KubeObject> {
@@ -35,7 +45,7 @@ export class Cache<T extends KubeObject> implements Lister<T> {
     this.addIndex(namespaceIndex, (object) => [object.metadata?.namespace ?? ""]);
     this.addIndex(controllerUidIndex, (object) => {
       const uid = controllerOf(object)?.uid;
-      return uid === undefined ? [] : [uid];
+      return uid === undefined ? [] : [`${object.metadata?.namespace ?? ""}/${uid}`];
     });
   }
 

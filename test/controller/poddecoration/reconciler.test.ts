@@ -35,6 +35,7 @@ class Harness {
   readonly decorations = new FrozenCache<CachedDecoration>();
   readonly revisions = new FrozenCache<ControllerRevision>();
   readonly pods = new FrozenCache<Pod>();
+  readonly collaSets = new FrozenCache<KubeObject>();
   readonly writes: string[] = [];
   readonly events: { type: string; reason: string }[] = [];
   readonly dryRuns: Parameters<DryRunCreate>[0][] = [];
@@ -56,6 +57,7 @@ class Harness {
       decorations: this.decorations,
       revisions: this.revisions,
       pods: this.pods,
+      collaSets: this.collaSets,
       client: {
         podDecorations: {
           jsonPatch: (namespace, name, operations) => this.#write(`jsonPatch ${name}`, () => patched(this.decorations, namespace, name, operations)),
@@ -220,10 +222,37 @@ describe("PodDecoration reconciler", () => {
       spec: { containers: [{ name: "app", image: "web:1" }] },
     };
     harness.pods.upsert(carrier);
+    harness.collaSets.upsert({ metadata: { name: "web", namespace: "shop", uid: "uid-web" } });
     harness.decorations.upsert({ ...harness.decoration, metadata: { ...harness.decoration.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" } });
 
     expect(await harness.writesOf()).toEqual([]);
     expect(harness.decoration.metadata.finalizers).toEqual([POD_DECORATION_FINALIZER]);
+
+    // Only a live pod of the CollaSet that exists with the UID it names holds it: not one naming
+    // another UID (an imposter, or a CollaSet of the same name in another namespace), nor one on
+    // its way out or finished, nor one whose CollaSet is gone.
+    const holds = async (pod: Pod) => {
+      harness.pods.upsert(pod);
+      const writes = await harness.reconciler.reconcile("shop/certs").then(() => harness.decoration.metadata.finalizers?.length === 1);
+      harness.pods.upsert(carrier);
+      return writes;
+    };
+    const withOwnerUid = (uid: string): Pod => ({ ...carrier, metadata: { ...carrier.metadata, ownerReferences: [{ ...carrier.metadata!.ownerReferences![0]!, uid }] } });
+    const finalizers = harness.decoration.metadata.finalizers;
+    const restore = () => harness.decorations.upsert({ ...harness.decoration, metadata: { ...harness.decoration.metadata, finalizers } });
+    for (const [what, pod] of [
+      ["an imposter's owner UID", withOwnerUid("uid-elsewhere")],
+      ["a terminating pod", { ...carrier, metadata: { ...carrier.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" } }],
+      ["a failed pod", { ...carrier, status: { phase: "Failed" } }],
+    ] as [string, Pod][]) {
+      expect(await holds(pod), what).toBe(false);
+      restore();
+    }
+    harness.collaSets.delete("shop/web");
+    expect(await holds(carrier), "a pod whose CollaSet is gone").toBe(false);
+    restore();
+    harness.collaSets.upsert({ metadata: { name: "web", namespace: "shop", uid: "uid-web" } });
+    expect(await harness.writesOf()).toEqual([]);
 
     // A pod that is not a CollaSet's does not hold the decoration.
     harness.pods.upsert({ ...carrier, metadata: { ...carrier.metadata, ownerReferences: [] } });

@@ -284,14 +284,17 @@ describe("Informer", () => {
     const watch = await listWatch.nextWatch();
     expect(informer.cache.list("other").map((object) => object.metadata?.name).sort()).toEqual(["b", "c"]);
     expect(informer.cache.byIndex(namespaceIndex, "default").map((object) => object.metadata?.name)).toEqual(["a"]);
-    expect(informer.cache.byIndex(controllerUidIndex, "u1").map((object) => object.metadata?.name).sort()).toEqual(["a", "b"]);
+    expect(informer.cache.byIndex(controllerUidIndex, "default/u1").map((object) => object.metadata?.name)).toEqual(["a"]);
+    // Owner references never cross namespaces: b, in another, is filed apart.
+    expect(informer.cache.byIndex(controllerUidIndex, "other/u1").map((object) => object.metadata?.name)).toEqual(["b"]);
     expect(informer.cache.byIndex(controllerUidIndex, "other")).toEqual([]);
     watch.emit({ type: "MODIFIED", object: { ...configMap("c", "20", {}, "other"), metadata: { ...configMap("c", "20", {}, "other").metadata, labels: { app: "web" } } } });
     watch.emit({ type: "MODIFIED", object: withOwner(configMap("a", "21"), "u2") });
     watch.emit({ type: "DELETED", object: withOwner(configMap("b", "22", {}, "other"), "u1") });
     expect(informer.cache.byIndex("by-app", "web").map((object) => object.metadata?.name)).toEqual(["c"]);
-    expect(informer.cache.indexKeys(controllerUidIndex, "u1")).toEqual([]);
-    expect(informer.cache.indexKeys(controllerUidIndex, "u2")).toEqual(["default/a"]);
+    expect(informer.cache.indexKeys(controllerUidIndex, "default/u1")).toEqual([]);
+    expect(informer.cache.indexKeys(controllerUidIndex, "other/u1")).toEqual([]);
+    expect(informer.cache.indexKeys(controllerUidIndex, "default/u2")).toEqual(["default/a"]);
     expect(informer.cache.list("other").map((object) => object.metadata?.name)).toEqual(["c"]);
     expect(() => informer.cache.byIndex("missing", "x")).toThrow(/no index/);
     expect(() => informer.cache.addIndex("by-app", () => [])).toThrow(/already exists/);
