@@ -183,9 +183,12 @@ export const PodDecorationStatusSchema = Type.Object({
       escaped: Type.Optional(Type.Boolean()),
     }))),
   }))),
+  /** CollaSets left out of details, to keep the status far below etcd's object size limit. */
+  omittedDetails: Type.Optional(Type.Integer({ description: "How many CollaSets details leaves out to keep the status small (etcd stores at most 1.5 MiB per object); their pods are counted above." })),
   workloads: Type.Optional(Type.Array(WorkloadStatusSchema(), {
     description: "The rollout to pods not owned by a CollaSet, per workload (CollaSet pods are in details).",
   })),
+  omittedWorkloads: Type.Optional(Type.Integer({ description: "How many workloads status.workloads leaves out to keep the status small (etcd stores at most 1.5 MiB per object); their pods are counted above." })),
   conditions: Type.Optional(Type.Array(ConditionSchema)),
 });
 export type PodDecorationStatus = Static<typeof PodDecorationStatusSchema>;

@@ -54,6 +54,8 @@ export interface ScaleResult {
   workloadDecorationMatchedPods: number;
   /** Median CPU ms of a steady full status pass over every decoration. */
   fullPassMs: number;
+  /** The largest status any decoration writes (the widest selects every pod), KiB of JSON. */
+  maxStatusWriteKiB: number;
   coldPassMs: number;
   passCpuMs: number[];
   syncSeconds: number;
@@ -118,7 +120,9 @@ export async function benchScale(podCount: number, decorationCount: number, work
   const podEventMs = cpuMs(() => {
     for (const pod of sample) mappedDecorations += podDecorationKeysForPod(decorations, [pod]).size;
   });
-  const passCpuMs = Array.from({ length: 4 }, (_, pass) => statusPass(pods, decorations, population.updatedRevisions, pass).cpuMs);
+  const passes = Array.from({ length: 4 }, (_, pass) => statusPass(pods, decorations, population.updatedRevisions, pass));
+  const passCpuMs = passes.map((pass) => pass.cpuMs);
+  const largestWriteBytes = Math.max(...passes.map((pass) => pass.largestWriteBytes));
 
   // One changed decoration: its status work alone, as a reconcile after its spec changed.
   const one = (name: string) => {
@@ -149,6 +153,7 @@ export async function benchScale(podCount: number, decorationCount: number, work
     workloadDecorationMs: workload.ms,
     workloadDecorationMatchedPods: workload.matched,
     fullPassMs: round(median(passCpuMs.slice(1))),
+    maxStatusWriteKiB: round(largestWriteBytes / 1024),
     coldPassMs: round(passCpuMs[0] ?? Number.NaN),
     passCpuMs: passCpuMs.map(round),
     podEventMappingUs: round((podEventMs * 1000) / sample.length),

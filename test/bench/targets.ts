@@ -146,6 +146,12 @@ export const metrics: readonly Metric[] = [
       `a pod event maps to its ${String(detail(section, ["decorationsPerPodEvent"]))} decorations in ${String(detail(section, ["podEventMappingUs"]))} µs)`,
   },
   {
+    path: "scale.maxStatusWriteKiB",
+    measures: "controller at the same scale: the largest status a decoration writes (KiB of JSON; the widest selects all 100,000 pods), against etcd's 1.5 MiB limit on one object",
+    target: { kind: "below", value: 768, text: "< 768 KiB (half etcd's limit)" },
+    format: (value) => `${fixed(value, 1)} KiB`,
+  },
+  {
     path: "kubeClient.wallRatio",
     measures: "kube client on the real control plane: wall time of a GET through src/kube's clients (kept connections) ÷ through the library's `makeApiClient` (a new TLS connection per request), one request after another; the better of two alternating runs each",
     format: (value, section) =>

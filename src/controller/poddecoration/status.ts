@@ -23,6 +23,17 @@ export interface StatusPod extends PodLike {
  * stay) and the PodDetail condition says so.
  */
 export const POD_DETAIL_BUDGET_BYTES = 512 * 1024;
+/**
+ * What the rest of status.details (one entry per CollaSet) and status.workloads (one per
+ * workload, with up to 10 blocked pods' reasons) may take, each, in bytes of JSON (estimated):
+ * a decoration may select 100,000 pods of as many owners. Beyond it the entries are left out,
+ * in order, and counted (omittedDetails, omittedWorkloads); the counts above stay whole. With the
+ * pod lists' budget, every status stays under 704 KiB, half etcd's limit.
+ */
+export const DETAIL_ENTRIES_BUDGET_BYTES = 64 * 1024;
+export const WORKLOADS_BUDGET_BYTES = 128 * 1024;
+/** The JSON around one details entry without pods: `{"collaSet":"","affectedReplicas":},`. */
+const DETAIL_ENTRY_OVERHEAD = 36;
 /** The JSON around one entry: `{"name":"","revision":""},`, and `,"escaped":true`. */
 const POD_DETAIL_ENTRY_OVERHEAD = 26;
 const POD_DETAIL_ESCAPED_BYTES = 15;
@@ -151,8 +162,16 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
   const podDetail: Omit<Condition, "lastTransitionTime">[] = listPods && !withinBudget
     ? [{ type: "PodDetail", status: "False", reason: "TooManyPods", message: `the ${detailPods} CollaSet pods' entries would exceed the ${POD_DETAIL_BUDGET_BYTES / 1024} KiB status.details may take; per-pod entries are left out (set spec.disablePodDetail to say so yourself)` }]
     : [];
-  const workloadStatuses = input.workloads?.statuses() ?? [];
-  const workloads = workloadStatuses.length === 0 ? {} : { workloads: workloadStatuses };
+  const workloadStatuses = withinBytes(input.workloads?.statuses() ?? [], WORKLOADS_BUDGET_BYTES, (workload) => JSON.stringify(workload).length + 1);
+  const workloads = {
+    ...(workloadStatuses.kept.length === 0 ? {} : { workloads: workloadStatuses.kept }),
+    ...(workloadStatuses.omitted === 0 ? {} : { omittedWorkloads: workloadStatuses.omitted }),
+  };
+  const detailEntries = withinBytes(
+    [...details.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    DETAIL_ENTRIES_BUDGET_BYTES,
+    ([collaSet, detail]) => DETAIL_ENTRY_OVERHEAD + collaSet.length + String(detail.affectedReplicas).length,
+  );
   const generation = decoration.metadata.generation;
   const conditions = [ready, templateValid, ...podDetail].map((condition) => withTransition(condition, decoration.status?.conditions, input.now, generation));
   return {
@@ -165,14 +184,25 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
     updatedPods: updated,
     updatedReadyPods: updatedReady,
     updatedAvailablePods: updatedReady,
-    details: [...details.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([collaSet, detail]) => ({
-        collaSet,
-        affectedReplicas: detail.affectedReplicas,
-        ...(!listPods || !withinBudget ? {} : { pods: detail.pods.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) }),
-      })),
+    details: detailEntries.kept.map(([collaSet, detail]) => ({
+      collaSet,
+      affectedReplicas: detail.affectedReplicas,
+      ...(!listPods || !withinBudget ? {} : { pods: detail.pods.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) }),
+    })),
+    ...(detailEntries.omitted === 0 ? {} : { omittedDetails: detailEntries.omitted }),
     ...workloads,
     conditions,
   };
+}
+
+/** The first entries whose estimated sizes fit in `budget` bytes, and how many did not. */
+function withinBytes<T>(entries: readonly T[], budget: number, bytes: (entry: T) => number): { kept: T[]; omitted: number } {
+  let used = 0;
+  let count = 0;
+  while (count < entries.length) {
+    used += bytes(entries[count]!);
+    if (used > budget) break;
+    count++;
+  }
+  return { kept: count === entries.length ? [...entries] : entries.slice(0, count), omitted: entries.length - count };
 }

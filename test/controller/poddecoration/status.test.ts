@@ -8,6 +8,9 @@ import { indexPodsForDecorations, podsForSelector } from "../../../src/controlle
 import { desiredStatus, POD_DETAIL_BUDGET_BYTES, statusFacts, type StatusPod } from "../../../src/controller/poddecoration/status.ts";
 import { formatRevisionsAnnotation, REVISIONS_ANNOTATION } from "../../../src/decoration/recording.ts";
 import type { Pod } from "../../../src/kube/objects.ts";
+import { WorkloadTally } from "../../../src/controller/poddecoration/workload-status.ts";
+import { RolloutReports } from "../../../src/controller/workload-rollout/reports.ts";
+import { workloadKeyOfPod } from "../../../src/controller/workload-rollout/workloads.ts";
 import { FrozenCache } from "../frozen-cache.ts";
 
 const REVISION = "certs-6d9f7c8b4";
@@ -76,6 +79,34 @@ describe("status.details", () => {
     const status = statusOf(decoration({ disablePodDetail: true }), collaSetPods("web", 40_000));
     expect(status.details).toEqual([{ collaSet: "web", affectedReplicas: 40_000 }]);
     expect(status.conditions?.map((condition) => condition.type)).toEqual(["Ready", "TemplateValid"]);
+  });
+
+  it("stays far below etcd's limit at 100,000 pods of as many owners: entries beyond the budget are counted, not listed", () => {
+    const long = (prefix: string, index: number) => `${prefix}-${"x".repeat(200)}-${String(index).padStart(6, "0")}`;
+    // 100,000 CollaSets of one pod each, with the longest names a CollaSet may have.
+    const collaSetOwned = Array.from({ length: 100_000 }, (_, index) => collaSetPods(long("cls", index), 1)[0]!);
+    const byCollaSet = statusOf(decoration(), collaSetOwned);
+    expect(byCollaSet.matchedPods).toBe(100_000);
+    expect(byCollaSet.details!.length + (byCollaSet.omittedDetails ?? 0)).toBe(100_000);
+    expect(byCollaSet.omittedDetails).toBeGreaterThan(90_000);
+    expect(byCollaSet.details!.reduce((sum, detail) => sum + (detail.affectedReplicas ?? 0), 0)).toBe(byCollaSet.details!.length);
+
+    // 100,000 workloads of one pod each, every pod blocked with a long reason.
+    const reports = new RolloutReports();
+    const workloadPods: StatusPod[] = Array.from({ length: 100_000 }, (_, index) => ({
+      metadata: { name: long("pod", index), namespace: "shop", labels: { app: "web" }, ownerReferences: [{ apiVersion: "apps/v1", kind: "StatefulSet", name: long("sts", index), uid: `uid-${index}`, controller: true }] },
+      status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] },
+    }));
+    for (const pod of workloadPods) {
+      reports.set(workloadKeyOfPod(pod)!, new Map([[pod.metadata!.name!, { moving: ["certs"], blocked: { reason: "NeedsRecreation", message: `pod ${pod.metadata!.name!}: ${"a reason long enough to matter. ".repeat(20)}` } }]]));
+    }
+    const byWorkload = desiredStatus({ decoration: decoration(), pods: workloadPods, updatedRevision: REVISION, collisionCount: 0, templateValid: TEMPLATE_VALID, now: "2026-11-24T00:00:00Z", workloads: new WorkloadTally("shop", "certs", reports) });
+    expect(byWorkload.workloads!.length + (byWorkload.omittedWorkloads ?? 0)).toBe(100_000);
+    expect(byWorkload.omittedWorkloads).toBeGreaterThan(99_000);
+
+    for (const status of [byCollaSet, byWorkload]) expect(Buffer.byteLength(JSON.stringify(status))).toBeLessThan(ETCD_OBJECT_LIMIT / 2);
+    // Within the budget nothing is counted as left out.
+    expect(statusOf(decoration(), collaSetPods("web", 10)).omittedDetails).toBeUndefined();
   });
 });
 
