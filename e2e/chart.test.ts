@@ -175,7 +175,8 @@ describe("the Helm chart", () => {
     const chart = await Rendered.of(namespace);
     expect(chart.kinds()).toEqual([
       "ClusterRole", "ClusterRoleBinding", "Deployment", "MutatingWebhookConfiguration", "NetworkPolicy",
-      "PodDisruptionBudget", "Role", "Role", "RoleBinding", "RoleBinding", "Service", "ServiceAccount", "ValidatingWebhookConfiguration",
+      "PodDisruptionBudget", "Role", "Role", "RoleBinding", "RoleBinding", "Service", "ServiceAccount",
+      "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration",
     ]);
     const deployment = chart.one<Deployment>("Deployment");
     expect(deployment.spec.replicas).toBe(2);
@@ -307,6 +308,16 @@ describe("the Helm chart", () => {
     const quiet = (await Rendered.of(namespace, combination("single replica, no metrics, no leader election"))).one("NetworkPolicy");
     expect((quiet.spec as { ingress: unknown[] }).ingress).toHaveLength(1);
     expect((await Rendered.of(namespace, combination("opt-in namespaces, a priority class, no NetworkPolicy"))).all("NetworkPolicy")).toEqual([]);
+  });
+
+  test("lets only its own ServiceAccount change a live pod's bookkeeping (a ValidatingAdmissionPolicy, on by default)", async ({ namespace }) => {
+    const chart = await Rendered.of(namespace);
+    const policy = chart.one<KubeManifest & { spec: { matchConditions: { expression: string }[]; matchConstraints: { resourceRules: { resources: string[] }[] } } }>("ValidatingAdmissionPolicy");
+    const serviceAccount = chart.one<Deployment>("Deployment").spec.template.spec.serviceAccountName;
+    expect(policy.spec.matchConditions[0]?.expression).toBe(`request.userInfo.username != 'system:serviceaccount:${namespace}:${serviceAccount}'`);
+    expect(policy.spec.matchConstraints.resourceRules[0]?.resources).toEqual(["pods", "pods/status"]);
+    expect((chart.one("ValidatingAdmissionPolicyBinding").spec as { policyName: string }).policyName).toBe(policy.metadata.name);
+    expect((await Rendered.of(namespace, { bookkeepingPolicy: { enabled: false } })).all("ValidatingAdmissionPolicy")).toEqual([]);
   });
 
   test("can admit to the webhook port only the API server's addresses, and require its client certificate", async ({ namespace }) => {
@@ -451,7 +462,8 @@ describe("the Helm chart", () => {
     }
     expect([...applied].sort()).toEqual([
       "Certificate", "ClusterRole", "ClusterRoleBinding", "Deployment", "Issuer", "MutatingWebhookConfiguration", "NetworkPolicy", "PodDisruptionBudget",
-      "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor", "ValidatingWebhookConfiguration",
+      "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor",
+      "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration",
     ]);
   });
 

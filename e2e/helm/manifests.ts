@@ -17,7 +17,7 @@ export const HELM_ONLY_LABELS = ["helm.sh/chart", "app.kubernetes.io/managed-by"
 const FOLDERS: Record<string, readonly string[]> = {
   rbac: ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"],
   manager: ["Namespace", "Deployment", "PodDisruptionBudget", "NetworkPolicy"],
-  webhook: ["Service", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"],
+  webhook: ["Service", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"],
 };
 export const OWNED_FOLDERS = [...Object.keys(FOLDERS), "default"];
 
