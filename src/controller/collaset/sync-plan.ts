@@ -8,6 +8,7 @@ import type { Pod } from "../../api/pod.ts";
 import type { Pod as LivePod } from "../../kube/objects.ts";
 import { DecorationError } from "../../decoration/decoration-error.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
+import { runningRevisions } from "../../decoration/running-revisions.ts";
 import { partitionTargets } from "../../decoration/rollout.ts";
 import type { Slot } from "../decoration-targets.ts";
 import { operationInProgress, orderForUpdate, planUpdateSteps, type LifecycleSettings, type PodChange, type UpdateStep } from "../update-steps.ts";
@@ -125,7 +126,9 @@ export function planSync(input: SyncInput): SyncPlan {
     // A pod awaiting its replacement stands for it, with what it carries and as ready as it
     // is: counting it ready would put the other not-ready pods ahead of it in update order,
     // and the rollout would move on to them and recreate them too, without end.
-    slots.push({ instanceId: id, pod, kind, slot: { name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isReady(pod), current: recordedRevisions(pod) ?? new Map() } });
+    // What the pod records counts only where its containers agree (running-revisions.ts).
+    const current = runningRevisions(pod, recordedRevisions(pod) ?? new Map(), (name, revision) => input.sources.decoration(name, revision)?.template);
+    slots.push({ instanceId: id, pod, kind, slot: { name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isReady(pod), current } });
   }
   if (!paused) {
     for (const id of freeIds(occupied, replicas - slots.length)) {

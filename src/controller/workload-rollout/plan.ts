@@ -11,6 +11,7 @@ import type { PodDecoration } from "../../api/poddecoration.ts";
 import { DecorationError } from "../../decoration/decoration-error.ts";
 import { notInPlace, redecorate, type RevisionChange } from "../../decoration/redecorate.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
+import { runningRevisions } from "../../decoration/running-revisions.ts";
 import type { DecorationToApply } from "../../decoration/render.ts";
 import { isMatchedPod, isPodReady } from "../../decoration/rollout.ts";
 import type { Pod as EnginePod } from "../../api/pod.ts";
@@ -65,14 +66,19 @@ export interface WorkloadPlan {
 
 export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
   const live = input.pods.filter((pod) => !isTerminating(pod) && !isFinished(pod));
+  // What a pod records counts only where its containers agree (running-revisions.ts).
+  const running = (pod: Pod): Map<string, string> | null => {
+    const recorded = recordedRevisions(pod);
+    return recorded === null ? null : runningRevisions(pod, recorded, (name, revision) => input.revision(name, revision)?.template);
+  };
   const byName = new Map(input.decorations.map((decoration) => [decoration.metadata.name ?? "", decoration]));
   const targets = decorationTargets({
     namespace: input.namespace,
     decorations: input.decorations,
     updatedRevision: input.updatedRevision,
     otherPods: input.otherPods,
-    recorded: recordedRevisions,
-    slots: live.map((pod) => ({ name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isPodReady(pod), current: recordedRevisions(pod) ?? new Map() })),
+    recorded: running,
+    slots: live.map((pod) => ({ name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isPodReady(pod), current: running(pod) ?? new Map() })),
   });
 
   const reports = new Map<string, PodRolloutReport>();
@@ -80,7 +86,7 @@ export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
   const changes: PodChange<Eviction>[] = [];
   for (const { pod, available } of orderForUpdate(live.map((pod) => ({ pod, available: isAvailable(pod) })))) {
     const name = pod.metadata?.name ?? "";
-    const recorded = recordedRevisions(pod) ?? new Map<string, string>();
+    const recorded = running(pod) ?? new Map<string, string>();
     const target = targets.get(name) ?? new Map<string, string>();
     const moving = [...new Set([...recorded.keys(), ...target.keys()])].filter((decoration) => recorded.get(decoration) !== target.get(decoration)).sort();
     if (moving.length === 0) continue;

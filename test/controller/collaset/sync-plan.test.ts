@@ -152,6 +152,15 @@ describe("planSync: updates", () => {
     expect(summary(result.actions)).toEqual(["in-place a", "recreate b"]);
   });
 
+  it("judges a pod by what it runs: one that records the updated revision but runs the old sidecar is moved", () => {
+    // Its author rewrote the record to claim l2 while the pod runs l1's image (fluent-bit:1).
+    const pinned = pod("a", { id: 0, decorations: { logging: "l2" }, images: sidecarImages });
+    const result = plan(collaSet({ replicas: 1 }), [pinned], { decorations: { a: { logging: "l2" } } });
+    expect(summary(result.actions)).toEqual(["recreate a"]);
+    // The honest record of the same pod is left alone.
+    expect(plan(collaSet({ replicas: 1 }), [pod("a", { id: 0, decorations: { logging: "l2" }, images: { ...sidecarImages, "logging-sidecar": "fluent-bit:2" } })], { decorations: { a: { logging: "l2" } } }).actions).toEqual([]);
+  });
+
   it("waits for a revision that is not stored yet rather than guess", () => {
     const result = plan(collaSet(), three(), { decorations: { a: { logging: "l9" } } });
     expect(result.actions).toEqual([]);

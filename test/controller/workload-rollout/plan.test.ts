@@ -2,7 +2,7 @@ import jsonpatch from "fast-json-patch";
 import { describe, expect, it } from "vitest";
 import type { PodDecoration } from "../../../src/api/poddecoration.ts";
 import type { Pod as EnginePod } from "../../../src/api/pod.ts";
-import { recordedRevisions } from "../../../src/decoration/recording.ts";
+import { recordedRevisions, REVISIONS_ANNOTATION } from "../../../src/decoration/recording.ts";
 import { renderPod, type DecorationToApply } from "../../../src/decoration/render.ts";
 import { SERVICE_READY_GATE } from "../../../src/controller/lifecycle/pod-ops-lifecycle.ts";
 import { planWorkload, type WorkloadPlan, type WorkloadStep } from "../../../src/controller/workload-rollout/plan.ts";
@@ -185,6 +185,18 @@ describe("planWorkload", () => {
     expect(blocked(outOfScope("shop", { optIn: true }))).toMatch(/namespace shop/);
     expect(blocked(outOfScope("shop", { objectSelector: { matchExpressions: [{ key: "skip", operator: "DoesNotExist" }] } }, { skip: "yes" }))).toMatch(/its objectSelector/);
     expect(blocked(outOfScope("shop", {}, {}, false))).toMatch(/namespace is not known/);
+  });
+
+  it("judges a pod by what it runs: one that records the updated revision but runs the old sidecar is outdated", () => {
+    const pinned = deploymentPod("web-a", [r1]);
+    // Its author rewrote the bookkeeping to claim r2 (the updated revision) while it runs r1's sidecar.
+    const forged = { ...pinned, metadata: { ...pinned.metadata, labels: { ...pinned.metadata?.labels, "poddecoration.kusionstack.io/pd-logging": "logging-r2" }, annotations: { ...pinned.metadata?.annotations, [REVISIONS_ANNOTATION]: '[{"name":"logging","revision":"logging-r2"}]' } } };
+    const evicting = podDecoration("logging", { updateStrategy: { recreatePolicy: "Evict" } });
+    const result = plan([forged], [evicting], [r1, r2], { logging: "logging-r2" });
+    expect(result.reports.get("web-a")?.moving).toEqual(["logging"]);
+    expect(kinds(result.steps)).toEqual(["evict web-a"]);
+    // The pod that runs what it records stays.
+    expect(plan([deploymentPod("web-b", [r2])], [evicting], [r1, r2], { logging: "logging-r2" }).reports.size).toBe(0);
   });
 
   it("takes pods that carry the readiness gate through PodOpsLifecycle, and the others directly", () => {
