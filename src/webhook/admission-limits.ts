@@ -1,21 +1,36 @@
-// What the admission server lets in at once, and how long it takes (DESIGN §10), so that a flood
-// of large AdmissionReviews can neither exhaust memory nor stall /healthz:
-// - at most `maxInFlight` admission requests and `maxInFlightBytes` of their bodies at once;
-//   beyond that a request is answered 429 with Retry-After at once, before its body is read
-//   (the API server's client retries it after that second, within its timeout);
+// What the admission server lets in at once, and how long it takes (DESIGN §10), so that neither
+// a flood of large AdmissionReviews nor clients that connect and then send slowly or nothing can
+// exhaust memory, stall /healthz or keep the API server's reviews out:
+// - a body is charged to the budget as its bytes arrive, never from the length it declares: a
+//   client that declares 3 MiB and sends nothing holds nothing. At most `maxInFlightBytes` of
+//   bodies received and not yet answered, and `maxInFlight` requests parsed and answered, at once;
+//   beyond that a request is answered 429 with Retry-After (the API server's client retries it
+//   after that second, within its timeout): at its headers when the budget is spent already,
+//   else at the byte or the end of body that overruns it;
+// - headers and body arrive within `arrivalDeadlineMs` of the request's first byte (the TLS
+//   handshake within as long), else Node answers 408 and closes the connection;
 // - large bodies are parsed and answered one at a time, with a turn of the event loop between
 //   two of them, so that a health probe waits for at most one of them;
 // - every request has a deadline below the one the API server gives in its `timeout` query
 //   parameter; when it passes, the answer is a 503, so the API server applies the webhook's
 //   failurePolicy instead of waiting for a reply that comes too late.
+// Connections (connections-per-source.ts, the server's timeouts) are limited beside these.
 
 export interface AdmissionLimitsOptions {
+  /** Requests whose bodies have arrived, being parsed and answered at once. */
   maxInFlight?: number;
+  /** Bytes of bodies received and not yet answered, counted as they arrive. */
   maxInFlightBytes?: number;
   /** A body at least this large takes its turn in the one-at-a-time lane. */
   largeBodyBytes?: number;
   /** The deadline when the API server does not say (a direct call, a test). */
   defaultDeadlineMs?: number;
+  /** Headers and body (and a TLS handshake) must arrive within this, else 408 and the connection closed. */
+  arrivalDeadlineMs?: number;
+  /** Connections open at once from one source address; more are closed as they come. */
+  maxConnectionsPerSource?: number;
+  /** A kept-alive connection with no request on it is closed after this. */
+  keepAliveTimeoutMs?: number;
 }
 
 export const DEFAULT_ADMISSION_LIMITS = {
@@ -23,57 +38,94 @@ export const DEFAULT_ADMISSION_LIMITS = {
   maxInFlightBytes: 10 * 1024 * 1024,
   largeBodyBytes: 256 * 1024,
   defaultDeadlineMs: 10_000,
+  // The API server writes a review at once; seconds are ample even for 3 MiB on a slow link.
+  arrivalDeadlineMs: 5_000,
+  // The API server opens a connection per concurrent call (HTTP/1.1) and keeps up to 25 idle per
+  // transport; several API servers may share one address (SNAT, konnectivity). Twice the calls
+  // maxInFlight lets in leaves them room: beyond maxInFlight they get a 429 to retry, not a
+  // refused connection.
+  maxConnectionsPerSource: 512,
+  // Reused within a burst of admissions, closed when no one has used it for half a minute.
+  keepAliveTimeoutMs: 30_000,
 } as const satisfies Required<AdmissionLimitsOptions>;
 
-/** A request let in: its share of the budget, and its turn in the lane once it has one. */
+/** A request let in at its headers: it charges its body as it arrives, then takes its turn. */
 export interface Admission {
-  readonly bytes: number;
   readonly deadlineMs: number;
-  /** Resolves when this (large) request may be parsed and answered. */
+  /** Charges `bytes` more of its body; says why not when they overrun the budget. */
+  received(bytes: number): string | undefined;
+  /** Its body has all arrived: it is parsed and answered now, unless maxInFlight are. */
+  arrived(): string | undefined;
+  /** Resolves when this request, once arrived, may be parsed and answered (large ones in turn). */
   turn(): Promise<void>;
-  /** Gives back the budget and the turn; idempotent. */
+  /** Gives back the budget and the turn; idempotent; nothing is charged after it. */
   release(): void;
 }
 
 export type Admitted = { admission: Admission } | { refused: string };
 
 export class AdmissionLimits {
-  readonly #options: Required<AdmissionLimitsOptions>;
-  #inFlight = 0;
-  #inFlightBytes = 0;
+  readonly options: Readonly<Required<AdmissionLimitsOptions>>;
+  /** Requests whose bodies have arrived and that are not answered yet. */
+  #answering = 0;
+  /** Bytes received of requests not answered yet. */
+  #bytes = 0;
   #laneBusy = false;
   readonly #waiting: (() => void)[] = [];
 
   constructor(options: AdmissionLimitsOptions = {}) {
-    this.#options = { ...DEFAULT_ADMISSION_LIMITS, ...options };
+    this.options = { ...DEFAULT_ADMISSION_LIMITS, ...options };
   }
 
+  /** Requests being parsed and answered. */
   get inFlight(): number {
-    return this.#inFlight;
+    return this.#answering;
+  }
+
+  /** Bytes of bodies received and not yet answered. */
+  get inFlightBytes(): number {
+    return this.#bytes;
   }
 
   /**
-   * Lets a request in or says why not. `bytes` is its declared length (the body limit when it
-   * declares none); `timeout` is the API server's `timeout` query parameter, if any.
+   * Lets a request in at its headers, charging nothing yet, or says why not: the budget is spent
+   * already. `declaredBytes` (its Content-Length, 0 when it has none) only refuses early a body
+   * that could not fit beside what others have sent; `timeout` is the API server's `timeout`
+   * query parameter, if any.
    */
-  admit(bytes: number, timeout: string | undefined): Admitted {
-    const { maxInFlight, maxInFlightBytes } = this.#options;
-    if (this.#inFlight >= maxInFlight) return { refused: `${this.#inFlight} admission requests are in flight (at most ${maxInFlight})` };
-    // One request is always let in, however large: the body limit bounds it.
-    if (this.#inFlight > 0 && this.#inFlightBytes + bytes > maxInFlightBytes) {
-      return { refused: `${mib(this.#inFlightBytes)} MiB of admission requests are in flight and this one has ${mib(bytes)} MiB (at most ${mib(maxInFlightBytes)} MiB at once)` };
+  admit(declaredBytes: number, timeout: string | undefined): Admitted {
+    const { maxInFlight, maxInFlightBytes } = this.options;
+    if (this.#answering >= maxInFlight) return { refused: answeringRefusal(this.#answering, maxInFlight) };
+    // One body is always let in, however large: the body limit bounds it.
+    if (this.#bytes > 0 && this.#bytes + declaredBytes > maxInFlightBytes) {
+      return { refused: `${mib(this.#bytes)} MiB of admission requests are in flight and this one has ${mib(declaredBytes)} MiB (at most ${mib(maxInFlightBytes)} MiB at once)` };
     }
-    this.#inFlight++;
-    this.#inFlightBytes += bytes;
+    let bytes = 0;
+    let answering = false;
     let released = false;
     let turnState: "none" | "waiting" | "held" = "none";
     let wake: (() => void) | undefined;
-    const large = bytes >= this.#options.largeBodyBytes;
     const admission: Admission = {
-      bytes,
-      deadlineMs: deadlineFor(timeout, this.#options.defaultDeadlineMs),
+      deadlineMs: deadlineFor(timeout, this.options.defaultDeadlineMs),
+      received: (more) => {
+        if (released) return undefined;
+        const others = this.#bytes - bytes;
+        if (others > 0 && this.#bytes + more > maxInFlightBytes) {
+          return `${mib(others)} MiB of other admission requests are in flight and this one has ${mib(bytes + more)} MiB so far (at most ${mib(maxInFlightBytes)} MiB at once)`;
+        }
+        bytes += more;
+        this.#bytes += more;
+        return undefined;
+      },
+      arrived: () => {
+        if (released || answering) return undefined;
+        if (this.#answering >= maxInFlight) return answeringRefusal(this.#answering, maxInFlight);
+        answering = true;
+        this.#answering++;
+        return undefined;
+      },
       turn: () => {
-        if (!large || released || turnState !== "none") return Promise.resolve();
+        if (bytes < this.options.largeBodyBytes || released || turnState !== "none") return Promise.resolve();
         if (!this.#laneBusy) {
           this.#laneBusy = true;
           turnState = "held";
@@ -91,8 +143,8 @@ export class AdmissionLimits {
       release: () => {
         if (released) return;
         released = true;
-        this.#inFlight--;
-        this.#inFlightBytes -= bytes;
+        this.#bytes -= bytes;
+        if (answering) this.#answering--;
         if (turnState === "waiting" && wake !== undefined) this.#waiting.splice(this.#waiting.indexOf(wake), 1);
         if (turnState === "held") this.#passTurn();
       },
@@ -108,6 +160,10 @@ export class AdmissionLimits {
       else next();
     });
   }
+}
+
+function answeringRefusal(answering: number, maxInFlight: number): string {
+  return `${answering} admission requests are in flight (at most ${maxInFlight})`;
 }
 
 function mib(bytes: number): string {

@@ -4,10 +4,12 @@
 import { STATUS_CODES } from "node:http";
 import helmet from "@fastify/helmet";
 import type { IncomingMessage } from "node:http";
+import { Transform, type Readable } from "node:stream";
 import Fastify, { type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import type { Logger } from "pino";
 import { parseAdmissionReview, reviewJson, deny, type AdmissionRequest, type AdmissionResponse } from "./admission-review.ts";
 import { type Admission, AdmissionLimits, type AdmissionLimitsOptions } from "./admission-limits.ts";
+import { limitConnectionsPerSource } from "./connections-per-source.ts";
 import { parseJsonBody } from "./json-body.ts";
 import type { WebhookMetrics, WebhookResult } from "./metrics.ts";
 import type { ServingCertificates } from "./serving-certificates.ts";
@@ -64,22 +66,37 @@ export async function createWebhookServer(options: WebhookServerOptions) {
   const certificates = options.certificates;
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const limits = new AdmissionLimits(options.limits);
-  const admissions = new WeakMap<IncomingMessage, Admission>();
+  const { arrivalDeadlineMs, keepAliveTimeoutMs, maxConnectionsPerSource } = limits.options;
+  const admissions = new WeakMap<IncomingMessage, { admission: Admission; overBudget: (reason: string) => OverBudgetError }>();
+  const throttle = (reply: FastifyReply, refusal: OverBudgetError) => {
+    options.metrics.observe(refusal.webhook, 429, "throttled", refusal.seconds);
+    return reply.code(429).header("retry-after", "1").header("connection", "close")
+      .send({ statusCode: 429, error: "Too Many Requests", message: `pod-decorator: ${refusal.message}; retry after 1 s` });
+  };
+  // Node's own timeouts: the headers and body of a request (and a TLS handshake) arrive within
+  // the arrival deadline, else 408 and the connection closed; checked a few times within it.
+  const arrivalTimeouts = {
+    headersTimeout: arrivalDeadlineMs,
+    requestTimeout: arrivalDeadlineMs,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(arrivalDeadlineMs / 4))),
+  };
   const app = Fastify({
     loggerInstance: options.logger,
     // One log line per admission request would cost more than the admission itself.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
-    // Whole requests (headers and body) that trickle in; admission requests have their own deadline.
-    requestTimeout: 30_000,
+    // fastify sets these two on the server after creating it.
+    requestTimeout: arrivalDeadlineMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
     return503OnClosing: true,
-    ...(certificates === undefined ? {} : { https: { ...toTls(certificates.current(), options.clientCaPem), ...clientAuthentication(options.clientCaPem), minVersion: "TLSv1.2" as const } }),
+    ...(certificates === undefined ? { http: arrivalTimeouts } : { https: { ...arrivalTimeouts, handshakeTimeout: arrivalDeadlineMs, ...toTls(certificates.current(), options.clientCaPem), ...clientAuthentication(options.clientCaPem), minVersion: "TLSv1.2" as const } }),
   });
+  limitConnectionsPerSource(app.server, maxConnectionsPerSource);
   await app.register(helmet, { contentSecurityPolicy: false, global: true });
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, async (request: FastifyRequest, body: string | Buffer) => {
     // A large body waits for its turn: parsing and answering it blocks the event loop.
-    await admissions.get(request.raw)?.turn();
+    await admissions.get(request.raw)?.admission.turn();
     return parseJsonBody(typeof body === "string" ? body : body.toString("utf8"));
   });
 
@@ -106,17 +123,15 @@ export async function createWebhookServer(options: WebhookServerOptions) {
       const started = process.hrtime.bigint();
       const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
       const declared = Number(request.headers["content-length"]);
-      const bytes = Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, bodyLimit) : bodyLimit;
+      const bytes = Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, bodyLimit) : 0;
       const timeout = (request.query as Record<string, unknown>).timeout;
       const admitted = limits.admit(bytes, typeof timeout === "string" ? timeout : undefined);
       if ("refused" in admitted) {
-        options.metrics.observe(name, 429, "throttled", seconds());
-        void reply.code(429).header("retry-after", "1").header("connection", "close")
-          .send({ statusCode: 429, error: "Too Many Requests", message: `pod-decorator: ${admitted.refused}; retry after 1 s` });
+        void throttle(reply, new OverBudgetError(name, admitted.refused, seconds()));
         return;
       }
       const { admission } = admitted;
-      admissions.set(request.raw, admission);
+      admissions.set(request.raw, { admission, overBudget: (reason) => new OverBudgetError(name, reason, seconds()) });
       const deadline = setTimeout(() => {
         if (reply.sent) return;
         options.metrics.observe(name, 503, "timeout", seconds());
@@ -131,7 +146,11 @@ export async function createWebhookServer(options: WebhookServerOptions) {
       reply.raw.once("close", release);
       done();
     };
-    app.post(path, { onRequest: admit }, async (request, reply) => {
+    const countBody = (request: FastifyRequest, reply: FastifyReply, payload: Readable, done: (error: null, body: Readable) => void) => {
+      const entry = admissions.get(request.raw);
+      done(null, entry === undefined ? payload : countedBody(payload, entry.admission, entry.overBudget, () => reply.sent));
+    };
+    app.post(path, { onRequest: admit, preParsing: countBody }, async (request, reply) => {
       const started = process.hrtime.bigint();
       const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
       // The deadline answered already.
@@ -164,12 +183,56 @@ export async function createWebhookServer(options: WebhookServerOptions) {
   }
 
   app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
+    if (error instanceof OverBudgetError) return throttle(reply, error);
     const code = typeof error.statusCode === "number" && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
     if (code >= 500) options.logger.error({ err: error, url: request.url }, "request failed");
     return reply.code(code).send({ statusCode: code, error: STATUS_CODES[code] ?? "Error", message: error.message ?? "error" });
   });
 
   return app;
+}
+
+/** A request beyond the in-flight limits: answered 429 with Retry-After, so the API server retries it. */
+class OverBudgetError extends Error {
+  readonly statusCode = 429;
+  readonly webhook: WebhookName;
+  /** From the request's headers to its refusal, for the latency metric. */
+  readonly seconds: number;
+
+  constructor(webhook: WebhookName, reason: string, seconds: number) {
+    super(reason);
+    this.webhook = webhook;
+    this.seconds = seconds;
+  }
+}
+
+/**
+ * The body as it arrives, charged to the budget chunk by chunk. Refused, or once the request is
+ * answered (its deadline), the rest is read and dropped, never kept for a parser.
+ */
+function countedBody(payload: Readable, admission: Admission, overBudget: (reason: string) => Error, answered: () => boolean): Transform {
+  const drop = () => {
+    payload.unpipe(counted);
+    payload.resume();
+  };
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (answered()) {
+        drop();
+        callback();
+        return;
+      }
+      const refused = admission.received(chunk.length);
+      if (refused === undefined) callback(null, chunk);
+      else callback(overBudget(refused));
+    },
+    flush(callback) {
+      const refused = admission.arrived();
+      callback(refused === undefined ? null : overBudget(refused));
+    },
+  });
+  counted.once("error", drop);
+  return payload.pipe(counted);
 }
 
 function toTls(pair: { certPem: string; keyPem: string }, clientCaPem: string | undefined): { cert: string; key: string; ca?: string } {

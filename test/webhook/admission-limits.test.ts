@@ -2,38 +2,74 @@ import { describe, expect, it } from "vitest";
 import { AdmissionLimits, deadlineFor, goDurationMs } from "../../src/webhook/admission-limits.ts";
 
 describe("admission limits", () => {
-  it("lets in at most maxInFlight requests, and another once one is released", () => {
+  const MiB = 1048576;
+  function admitted(limits: AdmissionLimits, declared: number) {
+    const result = limits.admit(declared, undefined);
+    if (!("admission" in result)) throw new Error(`refused: ${result.refused}`);
+    return result.admission;
+  }
+
+  it("answers at most maxInFlight requests at once, and another once one is released", () => {
     const limits = new AdmissionLimits({ maxInFlight: 2 });
-    const first = limits.admit(10, undefined);
-    const second = limits.admit(10, undefined);
-    expect("admission" in first && "admission" in second).toBe(true);
+    const [first, second, third] = [admitted(limits, 10), admitted(limits, 10), admitted(limits, 10)];
+    // Let in at their headers; counted once their bodies have arrived.
+    expect(first.arrived()).toBeUndefined();
+    expect(second.arrived()).toBeUndefined();
+    expect(third.arrived()).toBe("2 admission requests are in flight (at most 2)");
     expect(limits.admit(10, undefined)).toEqual({ refused: "2 admission requests are in flight (at most 2)" });
-    if ("admission" in first) {
-      first.admission.release();
-      first.admission.release();
-    }
+    first.release();
+    first.release();
     expect(limits.inFlight).toBe(1);
-    expect("admission" in limits.admit(10, undefined)).toBe(true);
+    expect(third.arrived()).toBeUndefined();
   });
 
-  it("lets in at most maxInFlightBytes of bodies, but always one request however large", () => {
-    const limits = new AdmissionLimits({ maxInFlightBytes: 4 * 1048576 });
-    const huge = limits.admit(9 * 1048576, undefined);
-    expect("admission" in huge).toBe(true);
-    expect(limits.admit(1, undefined)).toEqual({ refused: "9.0 MiB of admission requests are in flight and this one has 0.0 MiB (at most 4.0 MiB at once)" });
-    if ("admission" in huge) huge.admission.release();
-    expect("admission" in limits.admit(3 * 1048576, undefined)).toBe(true);
-    expect("refused" in limits.admit(2 * 1048576, undefined)).toBe(true);
+  it("charges a body as it arrives, never from its declared length: bodies declared and not sent hold nothing", () => {
+    const limits = new AdmissionLimits();
+    const idle = [3, 3, 3, 1].map((mebibytes) => admitted(limits, mebibytes * MiB));
+    expect(limits.inFlightBytes).toBe(0);
+    const real = admitted(limits, 4096);
+    expect(real.received(4096)).toBeUndefined();
+    expect(real.arrived()).toBeUndefined();
+    expect(limits.inFlightBytes).toBe(4096);
+    idle[0]!.received(100);
+    expect(limits.inFlightBytes).toBe(4196);
+    for (const admission of [...idle, real]) admission.release();
+    expect(limits.inFlightBytes).toBe(0);
+  });
+
+  it("refuses the bytes that overrun maxInFlightBytes, but always lets one body in however large", () => {
+    const limits = new AdmissionLimits({ maxInFlightBytes: 4 * MiB });
+    const [small, huge] = [admitted(limits, 0), admitted(limits, 9 * MiB)];
+    // Nothing else has arrived yet: the whole of it is let in.
+    expect(huge.received(9 * MiB)).toBeUndefined();
+    expect(small.received(1)).toBe("9.0 MiB of other admission requests are in flight and this one has 0.0 MiB so far (at most 4.0 MiB at once)");
+    expect(limits.admit(0, undefined)).toEqual({ refused: "9.0 MiB of admission requests are in flight and this one has 0.0 MiB (at most 4.0 MiB at once)" });
+    huge.release();
+    const [a, b] = [admitted(limits, 3 * MiB), admitted(limits, 2 * MiB)];
+    expect(a.received(3 * MiB)).toBeUndefined();
+    expect(b.received(MiB)).toBeUndefined();
+    expect(b.received(1)).toBe("3.0 MiB of other admission requests are in flight and this one has 1.0 MiB so far (at most 4.0 MiB at once)");
+    expect(limits.inFlightBytes).toBe(4 * MiB);
+  });
+
+  it("refuses at its headers a body declared larger than what bodies already received leave", () => {
+    const limits = new AdmissionLimits({ maxInFlightBytes: 4 * MiB });
+    const arriving = admitted(limits, 3 * MiB);
+    expect(arriving.received(3 * MiB)).toBeUndefined();
+    expect(limits.admit(2 * MiB, undefined)).toEqual({ refused: "3.0 MiB of admission requests are in flight and this one has 2.0 MiB (at most 4.0 MiB at once)" });
+    expect("admission" in limits.admit(MiB, undefined)).toBe(true);
   });
 
   it("gives large bodies their turn one at a time, in order, a turn of the event loop apart", async () => {
     const limits = new AdmissionLimits({ largeBodyBytes: 100 });
-    const admit = (bytes: number) => {
-      const admitted = limits.admit(bytes, undefined);
-      if (!("admission" in admitted)) throw new Error("refused");
-      return admitted.admission;
+    // Large or not by what arrived: a declared length decides nothing.
+    const arrive = (bytes: number) => {
+      const admission = admitted(limits, 0);
+      admission.received(bytes);
+      admission.arrived();
+      return admission;
     };
-    const [a, b, c, small] = [admit(100), admit(200), admit(300), admit(99)];
+    const [a, b, c, small] = [arrive(100), arrive(200), arrive(300), arrive(99)];
     const order: string[] = [];
     const turns = [a.turn().then(() => order.push("a")), b.turn().then(() => order.push("b")), c.turn().then(() => order.push("c"))];
     await small.turn();
@@ -48,7 +84,7 @@ describe("admission limits", () => {
     await turns[2];
     expect(order).toEqual(["a", "small", "c"]);
     c.release();
-    const d = admit(500);
+    const d = arrive(500);
     await d.turn();
     d.release();
   });
