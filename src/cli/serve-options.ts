@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import type { LabelSelector } from "../api/label-selector.ts";
 import { DEFAULT_EXCLUDED_NAMESPACES, type AdmissionScopeOptions } from "../decoration/admission-scope.ts";
 import { isValidSelector } from "../decoration/selector.ts";
+import { DEFAULT_ADMISSION_LIMITS } from "../webhook/admission-limits.ts";
 import { UsageError } from "./usage-error.ts";
 
 export interface ServeOptions {
@@ -13,6 +14,8 @@ export interface ServeOptions {
   metricsPort: number;
   /** /healthz and /readyz in a thread of their own, plain HTTP; 0 disables. */
   healthPort: number;
+  /** Connections open at once from one address to the webhook port; more are closed as they come. */
+  maxConnectionsPerSource: number;
   tls: { certFile: string; keyFile: string; caFile: string | undefined } | { selfSigned: true; hosts: string[]; caSecret: string };
   /** The CA whose client certificate every webhook caller must present (the API server's); undefined: none asked. */
   clientCaFile: string | undefined;
@@ -52,6 +55,7 @@ const flags = {
   "webhook-port": { type: "string" },
   "metrics-port": { type: "string" },
   "health-port": { type: "string" },
+  "max-connections-per-source": { type: "string" },
   "tls-cert-file": { type: "string" },
   "tls-key-file": { type: "string" },
   "tls-ca-file": { type: "string" },
@@ -86,6 +90,9 @@ export const serveUsage = `usage: pod-decorator serve [flags]
   --metrics-port PORT          Prometheus metrics on plain HTTP; 0 disables (default 8080)
   --health-port PORT           /healthz and /readyz on plain HTTP, answered by a thread of their own
                                so a flood of admission requests cannot stall them; 0 disables (default 8081)
+  --max-connections-per-source N  connections open at once from one address to the webhook port; more
+                               are closed as they come. The API server opens one per concurrent call
+                               (default 512: twice the 256 calls answered at once)
   --tls-cert-file FILE         serving certificate, reloaded when the file changes
   --tls-key-file FILE          its private key
   --tls-ca-file FILE           with --webhook-config-url: the CA bundle the API server should trust
@@ -152,6 +159,12 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     return text as T;
   };
 
+  const positiveInteger = (name: keyof typeof flags, fallback: number): number => {
+    const text = value(name) ?? String(fallback);
+    const number = Number(text);
+    if (!Number.isSafeInteger(number) || number < 1) throw new UsageError(`--${name}: not a positive integer: ${JSON.stringify(text)}`);
+    return number;
+  };
   const duration = (name: keyof typeof flags, fallbackMs: number): number => {
     const text = value(name);
     if (text === undefined) return fallbackMs;
@@ -201,6 +214,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     webhookPort: port("webhook-port", 9443),
     metricsPort: port("metrics-port", 8080),
     healthPort: port("health-port", 8081),
+    maxConnectionsPerSource: positiveInteger("max-connections-per-source", DEFAULT_ADMISSION_LIMITS.maxConnectionsPerSource),
     tls: selfSigned ? { selfSigned: true, hosts, caSecret: value("self-signed-ca-secret") ?? "pod-decorator-webhook-ca" } : { certFile: certFile!, keyFile: keyFile!, caFile: value("tls-ca-file") },
     clientCaFile: value("client-ca-file"),
     webhookConfigUrl,

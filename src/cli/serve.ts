@@ -119,6 +119,7 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
     metrics: webhookMetrics,
     certificates,
     ...(clientCaPem === undefined ? {} : { clientCaPem }),
+    limits: { maxConnectionsPerSource: options.maxConnectionsPerSource },
     readiness: () => readiness(),
     handlers: admissionHandlers({
       source: cachedDecorationSource(decorations.cache, revisions.cache),

@@ -18,7 +18,15 @@ describe("serve options", () => {
       podOpsLifecycle: true,
       lifecycleDrainDelayMs: 5000,
       lifecycleStuckAfterMs: 60_000,
+      maxConnectionsPerSource: 512,
     });
+  });
+
+  it("reads the cap on connections from one address, a positive integer", () => {
+    expect(parseServeOptions(["--self-signed", "--max-connections-per-source=2000"], {}).maxConnectionsPerSource).toBe(2000);
+    expect(parseServeOptions(["--self-signed"], { POD_DECORATOR_MAX_CONNECTIONS_PER_SOURCE: "64" }).maxConnectionsPerSource).toBe(64);
+    expect(() => parseServeOptions(["--self-signed", "--max-connections-per-source=0"], {})).toThrow(UsageError);
+    expect(() => parseServeOptions(["--self-signed", "--max-connections-per-source=many"], {})).toThrow(/--max-connections-per-source: not a positive integer: "many"/);
   });
 
   it("reads the pod webhook's scope, with its own namespace always excluded", () => {
