@@ -27,6 +27,7 @@ import { podCacheProjection } from "../controller/pod-cache.ts";
 import { subjectAccessReviewer, whoAmI } from "../kube/access-review.ts";
 import { isNotFound } from "../kube/errors.ts";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
+import { withoutTrailingSlashes } from "../kube/base-url.ts";
 import { loadKubeConfig } from "../kube/kubeconfig.ts";
 import { namespacedKey, type ControllerRevision, type Namespace, type Pod } from "../kube/objects.ts";
 import { admissionScope } from "../decoration/admission-scope.ts";
@@ -368,7 +369,7 @@ function webhookTrustOptions(
       ? {}
       : {
         recreate: (kind: WebhookConfigurationKind) => createWebhookConfiguration(configurations, kind, urlConfiguration(options, certificates, caFilePem)),
-        owns: (clientConfig: { url?: string }) => clientConfig.url?.startsWith(options.webhookConfigUrl!.replace(/\/+$/, "")) === true,
+        owns: (clientConfig: { url?: string }) => clientConfig.url?.startsWith(withoutTrailingSlashes(options.webhookConfigUrl!)) === true,
       }),
     // A shared CA lives in a Secret only in a cluster; outside one the process holds its own.
     ...("selfSigned" in tls && options.webhookConfigUrl === undefined && "authority" in certificates

@@ -7,6 +7,7 @@ import type {
   AdmissionregistrationV1WebhookClientConfig as WebhookClientConfig,
 } from "@kubernetes/client-node";
 import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration, WebhookConfiguration, WebhookConfigurationKind, WebhookConfigurations } from "../kube/admission.ts";
+import { withoutTrailingSlashes } from "../kube/base-url.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../kube/errors.ts";
 import { webhookPaths, type WebhookName } from "./server.ts";
 import { GROUP, VERSION } from "../api/group.ts";
@@ -27,7 +28,7 @@ export interface WebhookConfigurationOptions {
 function clientConfig(options: WebhookConfigurationOptions, webhook: WebhookName): WebhookClientConfig {
   const caBundle = Buffer.from(options.caBundlePem).toString("base64");
   const path = webhookPaths[webhook];
-  if ("url" in options.target) return { url: `${options.target.url.replace(/\/+$/, "")}${path}`, caBundle };
+  if ("url" in options.target) return { url: `${withoutTrailingSlashes(options.target.url)}${path}`, caBundle };
   return { service: { ...options.target.service, path }, caBundle };
 }
 
