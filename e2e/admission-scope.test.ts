@@ -85,7 +85,7 @@ describe("a pod admitted undecorated in a namespace that had opted out", () => {
     await apply(decorationYaml(namespace, v1, { recreatePolicy: "Evict" }));
 
     const blocked = await decorationStatus(namespace, (decoration) => {
-      const why = whyNotMoving(workloadStatus(decoration, "Pod", ""));
+      const why = whyNotMoving(workloadStatus(decoration, "Pod", "web-0"));
       return why.includes("web-0") ? why : undefined;
     }, "the bare pod reported blocked");
     expect(blocked).toMatch(/the webhook is not called for pods in namespace .* so it is not evicted: its replacement would not be decorated either/);

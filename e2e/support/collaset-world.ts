@@ -170,7 +170,7 @@ export interface DecorationObject {
     updatedPods?: number;
     updatedReadyPods?: number;
     details?: { collaSet?: string; affectedReplicas?: number; pods?: { name: string; revision?: string; escaped?: boolean }[] }[];
-    /** Per workload not owned by a CollaSet (kind `Pod`, name "" for pods without a controller). */
+    /** Per workload not owned by a CollaSet (kind `Pod` and the pod's name for a pod without a controller). */
     workloads?: WorkloadStatus[];
     conditions?: { type: string; status: string; reason?: string; message?: string }[];
   };

@@ -32,30 +32,41 @@ export function podDecorationOwnerOf<R extends OwnerReference>(object: Owned<R>)
 
 /** The workload a pod belongs to: the unit a rollout's maxUnavailable and status count by. */
 export interface Workload {
-  /** The controller's kind (a ReplicaSet made by a Deployment: Deployment), or "Pod" for pods without a controller. */
+  /** The controller's kind (a ReplicaSet made by a Deployment: Deployment), or "Pod" for a pod without a controller. */
   kind: string;
-  /** The controller's name; "" for the pods without a controller (one workload per namespace). */
+  /** The controller's name; a pod without a controller is a workload of its own, under its own name. */
   name: string;
+}
+
+/** A workload as the rollout keys it: which controller, not only its kind and name. */
+export interface WorkloadIdentity extends Workload {
+  /**
+   * The controller's UID, so that a pod naming another's controller by kind and name never joins
+   * its workload; "" for a Deployment (read from its ReplicaSets' names: its pods of every
+   * ReplicaSet are one workload) and for a pod without a controller.
+   */
+  uid: string;
 }
 
 /** The label a Deployment's ReplicaSets and their pods carry: the ReplicaSet's name is `<deployment>-<hash>`. */
 const POD_TEMPLATE_HASH_LABEL = "pod-template-hash";
 
 interface WorkloadPod {
-  metadata?: { labels?: Record<string, string>; ownerReferences?: readonly OwnerReference[] };
+  metadata?: { name?: string | undefined; labels?: Record<string, string>; ownerReferences?: readonly OwnerReference[] };
 }
 
 /**
  * The pod's controller, with a Deployment's ReplicaSets read as the Deployment (its pods of
  * every ReplicaSet are one workload during a Deployment rollout), told by the name the
- * Deployment controller gives them — without reading ReplicaSets.
+ * Deployment controller gives them — without reading ReplicaSets. A pod without a controller
+ * is its own workload: one unready bare pod must not hold back every other's rollout.
  */
-export function workloadOf(pod: WorkloadPod): Workload {
+export function workloadOf(pod: WorkloadPod): WorkloadIdentity {
   const owner = pod.metadata?.ownerReferences?.find((reference) => reference.controller === true);
-  if (owner === undefined || owner.kind === undefined || owner.name === undefined) return { kind: "Pod", name: "" };
+  if (owner === undefined || owner.kind === undefined || owner.name === undefined) return { kind: "Pod", name: pod.metadata?.name ?? "", uid: "" };
   const hash = pod.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL];
   if (owner.kind === "ReplicaSet" && owner.apiVersion === "apps/v1" && hash !== undefined && hash !== "" && owner.name.endsWith(`-${hash}`)) {
-    return { kind: "Deployment", name: owner.name.slice(0, -hash.length - 1) };
+    return { kind: "Deployment", name: owner.name.slice(0, -hash.length - 1), uid: "" };
   }
-  return { kind: owner.kind, name: owner.name };
+  return { kind: owner.kind, name: owner.name, uid: owner.uid ?? "" };
 }

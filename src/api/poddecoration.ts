@@ -149,7 +149,7 @@ export const BLOCKED_REASONS = ["NeedsRecreation", "EvictionRefused", "RenderErr
 function WorkloadStatusSchema() {
   return Type.Object({
     kind: Type.String({ description: "Deployment, StatefulSet, DaemonSet, Job, another controller's kind, or Pod for the pods without a controller." }),
-    name: Type.String({ description: "The workload's name; empty for the pods without a controller." }),
+    name: Type.String({ description: "The workload's name; for a pod without a controller (a workload of its own), the pod's." }),
     matchedPods: Type.Integer(),
     updatedPods: Type.Integer(),
     /** Should move to the updated revision and have not yet (held-back pods are not outdated). */

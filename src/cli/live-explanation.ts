@@ -230,7 +230,7 @@ function movingReasons(pod: Pod, decoration: PodDecoration, target: string | und
   if (blocked !== undefined) return [{ reason: "update-blocked", detail: `${blocked.reason}: ${blocked.message}` }];
   return [{
     reason: "rollout-in-progress",
-    detail: `the PodDecoration controller moves the pod to ${to}: in place when only images and labels or annotations change, at most maxUnavailable pods of its ${workload.kind === "Pod" ? "namespace's pods without a controller" : `${workload.kind} ${workload.name}`} at a time`,
+    detail: `the PodDecoration controller moves the pod to ${to}: in place when only images and labels or annotations change, ${workload.kind === "Pod" ? "as a pod without a controller, on its own" : `at most maxUnavailable pods of its ${workload.kind} ${workload.name} at a time`}`,
   }];
 }
 

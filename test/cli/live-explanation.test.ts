@@ -104,7 +104,7 @@ describe("explainPod", () => {
     expect(verdictOf(pods[1]!, world, "logging")).toMatchObject({ state: "held", targetRevision: "logging-r1", reasons: [{ reason: "canary-selector" }] });
     // The canary itself should move: the PodDecoration controller's rollout takes a bare pod there.
     expect(verdictOf(pods[0]!, world, "logging")).toMatchObject({ state: "outdated", targetRevision: "logging-r2", reasons: [{ reason: "rollout-in-progress" }] });
-    expect(verdictOf(pods[0]!, world, "logging").reasons[0]?.detail).toContain("namespace's pods without a controller");
+    expect(verdictOf(pods[0]!, world, "logging").reasons[0]?.detail).toContain("as a pod without a controller, on its own");
   });
 
   it("says a CollaSet pod behind is on its controller's way", () => {

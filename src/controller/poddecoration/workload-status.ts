@@ -66,7 +66,7 @@ export class WorkloadTally {
     let status = this.#workloads.get(workloadKey);
     if (status === undefined) {
       const { workload } = parseWorkloadKey(workloadKey);
-      this.#workloads.set(workloadKey, (status = { ...workload, matchedPods: 0, updatedPods: 0, outdatedPods: 0, blockedPods: 0 }));
+      this.#workloads.set(workloadKey, (status = { kind: workload.kind, name: workload.name, matchedPods: 0, updatedPods: 0, outdatedPods: 0, blockedPods: 0 }));
     }
     this.#last = { key: workloadKey, status };
     return status;

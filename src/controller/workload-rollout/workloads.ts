@@ -1,17 +1,17 @@
 // Pods of other owners than a CollaSet, grouped by workload (api/owners.ts): the key the
 // rollout controller reconciles, and the pod cache's index from a key to its pods.
-import { collaSetOwnerOf, workloadOf, type Workload } from "../../api/owners.ts";
+import { collaSetOwnerOf, workloadOf, type WorkloadIdentity } from "../../api/owners.ts";
 import type { Pod } from "../../kube/objects.ts";
 import type { IndexFunc, Lister } from "../runtime/cache.ts";
 
-/** `namespace/Kind/name` (name empty for the pods without a controller). */
-export function workloadKey(namespace: string, workload: Workload): string {
-  return `${namespace}/${workload.kind}/${workload.name}`;
+/** `namespace/Kind/name/uid` (no part holds a slash; see WorkloadIdentity for an empty uid). */
+export function workloadKey(namespace: string, workload: WorkloadIdentity): string {
+  return `${namespace}/${workload.kind}/${workload.name}/${workload.uid}`;
 }
 
-export function parseWorkloadKey(key: string): { namespace: string; workload: Workload } {
-  const [namespace = "", kind = "", ...name] = key.split("/");
-  return { namespace, workload: { kind, name: name.join("/") } };
+export function parseWorkloadKey(key: string): { namespace: string; workload: WorkloadIdentity } {
+  const [namespace = "", kind = "", name = "", uid = ""] = key.split("/");
+  return { namespace, workload: { kind, name, uid } };
 }
 
 /** The workload key of a pod the rollout to other owners takes care of; undefined for CollaSet pods. */

@@ -46,25 +46,27 @@ describe("status.workloads", () => {
       pod("api-0", { kind: "StatefulSet", name: "api" }, "logging-r1", { app: "api" }),
     ];
     const reports = new RolloutReports();
-    reports.set("shop/Deployment/web", new Map([
+    reports.set("shop/Deployment/web/", new Map([
       ["web-b", { moving: ["logging"] }],
       ["web-c", { moving: ["logging", "tracing"], blocked: { reason: "NeedsRecreation" as const, message: "pod web-c: needs recreation" } }],
     ]));
-    reports.set("shop/StatefulSet/api", new Map([["api-0", { moving: ["logging"] }]]));
+    reports.set("shop/StatefulSet/api/u", new Map([["api-0", { moving: ["logging"] }]]));
     expect(workloads(podDecoration("logging"), pods, reports)).toEqual([
       { kind: "Deployment", name: "web", matchedPods: 3, updatedPods: 1, outdatedPods: 2, blockedPods: 1, blocked: [{ pod: "web-c", reason: "NeedsRecreation", message: "pod web-c: needs recreation" }] },
-      { kind: "Pod", name: "", matchedPods: 1, updatedPods: 0, outdatedPods: 0, blockedPods: 0 },
+      // A pod without a controller is a workload of its own.
+      { kind: "Pod", name: "bare", matchedPods: 1, updatedPods: 0, outdatedPods: 0, blockedPods: 0 },
       { kind: "StatefulSet", name: "api", matchedPods: 0, updatedPods: 0, outdatedPods: 1, blockedPods: 0 },
     ]);
     // Reports that change are read afresh; a pod no longer moving is no longer outdated.
-    reports.set("shop/StatefulSet/api", new Map());
+    reports.set("shop/StatefulSet/api/u", new Map());
     expect(workloads(podDecoration("logging"), pods, reports)?.map((status) => status.kind)).toEqual(["Deployment", "Pod"]);
   });
 
   it("lists the first blocked pods by name and counts them all", () => {
-    const pods = Array.from({ length: BLOCKED_PODS_LISTED + 5 }, (_, index) => pod(`web-${String(index).padStart(2, "0")}`, undefined, "logging-r1"));
+    const statefulSet = { kind: "StatefulSet", name: "web" };
+    const pods = Array.from({ length: BLOCKED_PODS_LISTED + 5 }, (_, index) => pod(`web-${String(index).padStart(2, "0")}`, statefulSet, "logging-r1"));
     const reports = new RolloutReports();
-    reports.set("shop/Pod/", new Map(pods.map((entry) => [entry.metadata?.name ?? "", { moving: ["logging"], blocked: { reason: "EvictionRefused" as const, message: "refused" } }])));
+    reports.set("shop/StatefulSet/web/u", new Map(pods.map((entry) => [entry.metadata?.name ?? "", { moving: ["logging"], blocked: { reason: "EvictionRefused" as const, message: "refused" } }])));
     const [status] = workloads(podDecoration("logging"), [...pods].reverse(), reports) ?? [];
     expect(status?.blockedPods).toBe(BLOCKED_PODS_LISTED + 5);
     expect(status?.blocked?.map((entry) => entry.pod)).toEqual(pods.slice(0, BLOCKED_PODS_LISTED).map((entry) => entry.metadata?.name));

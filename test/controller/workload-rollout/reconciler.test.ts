@@ -135,13 +135,13 @@ describe("WorkloadRolloutReconciler", () => {
     expect(world.images()).toEqual(["web-a:shipper:2", "web-b:shipper:1", "web-c:shipper:1"]);
     expect(world.events).toContainEqual({ type: "Normal", reason: "UpdatedInPlace", message: "updated pod web-a in place" });
     expect(world.changed).toContain("logging");
-    expect(world.reports.get("shop/Deployment/web", "web-b")).toEqual({ moving: ["logging"] });
+    expect(world.reports.get("shop/Deployment/web/", "web-b")).toEqual({ moving: ["logging"] });
 
     // Until the kubelet runs the new image, web-a is unavailable and holds the budget.
     await world.reconcile();
     expect(world.writes).toEqual(["patch web-a"]);
     // The patch showed in the cache: web-a records the updated revision and moves no more.
-    expect(world.reports.get("shop/Deployment/web", "web-a")).toBeUndefined();
+    expect(world.reports.get("shop/Deployment/web/", "web-a")).toBeUndefined();
     world.kubeletSyncs();
     await world.reconcile();
     world.kubeletSyncs();
@@ -165,7 +165,7 @@ describe("WorkloadRolloutReconciler", () => {
     const result = await world.reconcile();
     expect(world.writes).toEqual(["evict web-a"]);
     expect(world.pods.list()).toHaveLength(1);
-    expect(world.reports.get("shop/Deployment/web", "web-a")?.blocked).toMatchObject({ reason: "EvictionRefused", message: expect.stringContaining("disruption budget") as string });
+    expect(world.reports.get("shop/Deployment/web/", "web-a")?.blocked).toMatchObject({ reason: "EvictionRefused", message: expect.stringContaining("disruption budget") as string });
     expect(world.events.map((event) => event.reason)).toEqual(["EvictionRefused"]);
     expect(result?.requeueAfter).toBeGreaterThan(0);
 
@@ -185,7 +185,7 @@ describe("WorkloadRolloutReconciler", () => {
     await world.reconcile();
     await world.reconcile();
     expect(world.writes).toEqual([]);
-    expect(world.reports.get("shop/Deployment/web", "web-a")?.blocked?.reason).toBe("NeedsRecreation");
+    expect(world.reports.get("shop/Deployment/web/", "web-a")?.blocked?.reason).toBe("NeedsRecreation");
     expect(world.events.filter((event) => event.reason === "UpdateBlocked")).toHaveLength(1);
     expect(objectKey(world.pods.list()[0]!)).toBe("shop/web-a");
   });
