@@ -65,3 +65,19 @@ describe("CollaSet reconciler: writes that fail", () => {
     expect(replicaFailure(harness)).toMatchObject({ status: "True", reason: "WriteFailed", message: expect.stringMatching(/^updating pod web-\d+ in place: Pod "web-2" is invalid/) as unknown });
   });
 });
+
+describe("CollaSet reconciler: namespaces are walls", () => {
+  it("never counts a pod of another namespace that names the CollaSet's UID as its replica", async () => {
+    const harness = await running(2);
+    const [victim] = harness.pods.list("ns");
+    // Copied from a real replica, owner reference and all, into the attacker's namespace.
+    harness.pods.upsert({ ...structuredClone(victim!), metadata: { ...structuredClone(victim!.metadata), namespace: "attacker", name: "imposter", uid: "uid-imposter" } });
+    const before = harness.pods.list("ns").map((pod) => pod.metadata?.uid).sort();
+    const writes = harness.writes.length;
+    await harness.reconciler.reconcile("ns/web");
+    expect(harness.writes.slice(writes)).toEqual([]);
+    expect(harness.pods.list("ns").map((pod) => pod.metadata?.uid).sort()).toEqual(before);
+    expect(harness.pods.get("attacker", "imposter")).toBeDefined();
+    expect(harness.status("ns", "web")?.replicas).toBe(2);
+  });
+});
