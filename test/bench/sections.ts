@@ -19,6 +19,8 @@ export const sections: readonly BenchSection[] = [
   { key: "webhook", title: "webhook: load (autocannon)", script: "webhook.ts", args: ["--json"], cpus: "0" },
   // The server pins itself to core 1 (its health thread with it); the flood comes from core 0.
   { key: "flood", title: "webhook: 12 concurrent 3 MiB bodies", script: "webhook-flood.ts", args: ["--json"], cpus: "0" },
+  // The same server beside 50 connections that declare 3 MiB bodies and send nothing (issue 29).
+  { key: "flood", title: "webhook: 50 idle clients declaring 3 MiB beside real reviews", script: "webhook-idle-clients.ts", args: ["--json"], cpus: "0" },
   { key: "controller", title: "controller: status pass", script: "status-pass.ts" },
   { key: "controller", title: "controller: informer cache memory", script: "informer-memory.ts" },
   { key: "scale", title: "controller at 100,000 pods and 1,000 decorations: cache heap, status CPU", script: "scale.ts" },

@@ -111,6 +111,21 @@ export const metrics: readonly Metric[] = [
     format: (value) => String(value),
   },
   {
+    path: "flood.idleClients.realReview429s",
+    measures: "webhook beside idle clients: real pod AdmissionReviews (4 kept connections, each every 20 ms) answered 429 while 50 connections declare 3 MiB bodies (3+3+3+1 MiB repeated, issue 29's probe) and send nothing, reopened whenever the server closes one; server pinned to one core",
+    target: { kind: "atMost", value: 0, text: "0" },
+    format: (value, section) =>
+      `${value} (reviews answered ${JSON.stringify(detail(section, ["idleClients", "reviews"]))}; ${String(detail(section, ["idleClients", "idleConnectionsMade"]))} idle connections made, ended with ${JSON.stringify(detail(section, ["idleClients", "idleEndings"]))})`,
+  },
+  {
+    path: "flood.idleClients.webhookPortHealthzP99Ms",
+    measures: "webhook beside the same idle clients: p99 of /healthz on the webhook's HTTPS port, whose main thread serves the idle connections (a new connection each time, every 100 ms)",
+    target: { kind: "below", value: 100, text: "< 100 ms" },
+    format: (value, section) =>
+      `${value} ms (max ${String(detail(section, ["idleClients", "webhookPortHealthz", "maxMs"]))} ms, ${String(detail(section, ["idleClients", "webhookPortHealthz", "failed"]))} failed of ${String(detail(section, ["idleClients", "webhookPortHealthz", "probes"]))}; ` +
+      `on the health port p99 ${String(detail(section, ["idleClients", "healthz", "p99Ms"]))} ms)`,
+  },
+  {
     path: "controller.statusPassMs",
     measures: "controller: CPU ms (process.cpuUsage) of one full PodDecoration status pass over 10,000 pods and 100 decorations in one namespace; median of the steady passes",
     target: { kind: "below", value: 1000, text: "< 1 s CPU" },

@@ -55,7 +55,8 @@ const SERVER_CORE = "1";
 const serverScript = fileURLToPath(new URL("./webhook-server.ts", import.meta.url));
 const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;
 
-async function startServer(limit: MemoryLimit | undefined): Promise<{ port: number; healthPort: number; ca: string; child: ChildProcess & { pid: number } }> {
+/** The real pod webhook over the typical 50 decorations in a process of its own, pinned to SERVER_CORE. */
+export async function startServer(limit: MemoryLimit | undefined): Promise<{ port: number; healthPort: number; ca: string; child: ChildProcess & { pid: number } }> {
   const pinned: [string, string[]] = hasTaskset
     ? ["taskset", ["-c", SERVER_CORE, process.execPath, ...(process.env.FLOOD_NODE_OPTIONS ?? "").split(" ").filter(Boolean), serverScript, "decorate"]]
     : [process.execPath, [serverScript, "decorate"]];
@@ -67,7 +68,7 @@ async function startServer(limit: MemoryLimit | undefined): Promise<{ port: numb
   return { port, healthPort, ca, child: child as ChildProcess & { pid: number } };
 }
 
-function send(options: { port: number; ca?: string; agent: Agent | false; method: string; path: string; body?: Buffer }): Promise<{ status: number } | { error: string }> {
+export function send(options: { port: number; ca?: string; agent: Agent | false; method: string; path: string; body?: Buffer }): Promise<{ status: number } | { error: string }> {
   return new Promise((done) => {
     const call = (options.ca === undefined ? plainRequest : request)({
       host: "127.0.0.1",
@@ -90,7 +91,7 @@ function send(options: { port: number; ca?: string; agent: Agent | false; method
 }
 
 /** Probes /healthz every PROBE_INTERVAL_MS on a new connection each time, from a worker thread, until `until`. */
-async function probeInThread(target: { port: number; ca?: string }, until: number): Promise<{ latencies: number[]; failed: number }> {
+export async function probeInThread(target: { port: number; ca?: string }, until: number): Promise<{ latencies: number[]; failed: number }> {
   const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { ...target, untilMs: until - performance.now(), intervalMs: PROBE_INTERVAL_MS } });
   const [result] = (await once(worker, "message")) as [{ latencies: number[]; failed: number }];
   await worker.terminate();
@@ -172,14 +173,7 @@ export async function measureFlood(seconds = Number(process.env.FLOOD_SECONDS ??
     oomKills = limit?.oomKills() ?? 0;
     limit?.remove();
   }
-  const round = (value: number) => Math.round(value * 10) / 10;
-  const figures = (samples: number[], failures: { count: number }): ProbeFigures => ({
-    probes: samples.length,
-    failed: failures.count,
-    p50Ms: round(percentile(samples, 50)),
-    p99Ms: round(percentile(samples, 99)),
-    maxMs: round(Math.max(...samples)),
-  });
+  const figures = (samples: number[], failures: { count: number }) => probeFigures(samples, failures.count);
   return {
     clients: CLIENTS,
     bodyBytes: body.length,
@@ -194,6 +188,17 @@ export async function measureFlood(seconds = Number(process.env.FLOOD_SECONDS ??
     loadAverage1m,
     cpus: availableParallelism(),
     serverPinning: hasTaskset ? `taskset -c ${SERVER_CORE}` : null,
+  };
+}
+
+export function probeFigures(latencies: readonly number[], failed: number): ProbeFigures {
+  const round = (value: number) => Math.round(value * 10) / 10;
+  return {
+    probes: latencies.length,
+    failed,
+    p50Ms: round(percentile(latencies, 50)),
+    p99Ms: round(percentile(latencies, 99)),
+    maxMs: round(Math.max(...latencies)),
   };
 }
 

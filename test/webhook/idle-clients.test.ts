@@ -14,6 +14,7 @@ import { allow } from "../../src/webhook/admission-review.ts";
 import { createWebhookMetrics } from "../../src/webhook/metrics.ts";
 import { createWebhookServer, type WebhookServer } from "../../src/webhook/server.ts";
 import { selfSignedCertificates, type ServingCertificates } from "../../src/webhook/serving-certificates.ts";
+import { declaredSizes } from "../bench/idle-clients.ts";
 
 type Transport = "plain HTTP" | "TLS";
 const MiB = 1024 * 1024;
@@ -101,11 +102,6 @@ function idleClient(target: Target, declared: number, options: { trickleEveryMs?
   });
   cleanups.push(() => socket.destroy());
   return { socket, closed };
-}
-
-/** The sizes of issue 29's probe, repeated: 3 + 3 + 3 + 1 MiB filled a budget charged from declared lengths exactly. */
-function declaredSizes(clients: number): number[] {
-  return Array.from({ length: clients }, (_, index) => (index % 4 === 3 ? MiB : 3 * MiB));
 }
 
 const review = JSON.stringify({
