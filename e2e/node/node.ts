@@ -246,11 +246,15 @@ function unpackedDebianRoot(): string | undefined {
   return roots.find((root) => existsSync(join(root, "alternatives")));
 }
 
-/** Command lines (pid: command) of running processes that mention `text`. */
+/**
+ * Command lines (pid: command) of running processes that mention `text`, but for this process
+ * and those that started it: `make cluster-down DIR=D` names D itself, and so does its shell.
+ */
 export function processesNaming(text: string): string[] {
   const found: string[] = [];
+  const ours = ancestorsOfThisProcess();
   for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    if (!/^\d+$/.test(entry) || ours.has(Number(entry))) continue;
     try {
       const commandLine = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ").trim();
       if (commandLine.includes(text) && !commandLine.includes("reaper.ts")) found.push(`${entry}: ${commandLine.slice(0, 160)}`);
@@ -259,6 +263,22 @@ export function processesNaming(text: string): string[] {
     }
   }
   return found;
+}
+
+/** This process and its parent, its parent's parent, … up to init. */
+function ancestorsOfThisProcess(): Set<number> {
+  const pids = new Set<number>();
+  for (let pid = process.pid; pid > 1 && !pids.has(pid);) {
+    pids.add(pid);
+    try {
+      // /proc/PID/stat: "pid (comm) state ppid …"; comm may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      pid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    } catch {
+      break;
+    }
+  }
+  return pids;
 }
 
 /**
