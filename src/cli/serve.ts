@@ -130,6 +130,7 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
       onRemembered: () => webhookMetrics.remembered("mutate-pods"),
     }, {
       reviewAccess: subjectAccessReviewer(config),
+      decorations: (namespace) => decorations.cache.list(namespace),
       namespaceLabels: async (namespace) => {
         try {
           return (await client.core.namespaces.get(namespace)).metadata?.labels ?? {};

@@ -27,6 +27,8 @@ export interface ResourceAction {
   verb: string;
   group: string;
   resource: string;
+  /** One object by name; absent for any object of the resource. */
+  name?: string;
 }
 
 export interface AccessDecision {
@@ -49,7 +51,13 @@ export function subjectAccessReviewer(config: KubeConfig): AccessReviewer {
           ...(subject.uid === undefined ? {} : { uid: subject.uid }),
           ...(subject.groups === undefined ? {} : { groups: subject.groups }),
           ...(subject.extra === undefined ? {} : { extra: subject.extra }),
-          resourceAttributes: { namespace: action.namespace, verb: action.verb, group: action.group, resource: action.resource },
+          resourceAttributes: {
+            namespace: action.namespace,
+            verb: action.verb,
+            group: action.group,
+            resource: action.resource,
+            ...(action.name === undefined ? {} : { name: action.name }),
+          },
         },
       },
     });

@@ -1,11 +1,15 @@
 // What writing a PodDecoration is allowed to mean (DESIGN §10): a decoration runs what it
 // injects in every pod it selects, so whoever writes one must be allowed to create those pods
-// themselves (a SubjectAccessReview: create pods in the namespace), and the template must keep
-// the pods admissible under the namespace's Pod Security Standards. Checked when the spec is
-// created or changed; an update that leaves the spec alone (a finalizer, labels) is not checked.
+// themselves (a SubjectAccessReview: create pods in the namespace); a decoration that would
+// out-rank another (exclude it from its group, or override what it renders) needs the right to
+// update that other one; and the template must keep the pods admissible under the namespace's
+// Pod Security Standards. Checked when the spec is created or changed; an update that leaves
+// the spec alone (a finalizer, labels) is not checked.
 import { formatFieldError, forbiddenError } from "../api/field-errors.ts";
-import { POD_DECORATION_KIND } from "../api/group.ts";
+import { GROUP, POD_DECORATION_KIND } from "../api/group.ts";
+import { withoutNullFields } from "../api/null-fields.ts";
 import type { PodDecoration } from "../api/poddecoration.ts";
+import { outRankedDecorations } from "../decoration/out-ranking.ts";
 import type { AccessReviewer, Subject } from "../kube/access-review.ts";
 import { statusMessage } from "../kube/errors.ts";
 import { allow, deny, type AdmissionRequest } from "./admission-review.ts";
@@ -15,6 +19,8 @@ import type { AdmissionDecision, AdmissionHandler, SynchronousAdmissionHandler }
 
 export interface PrivilegeChecks {
   reviewAccess: AccessReviewer;
+  /** The namespace's PodDecorations, as the webhook's cache holds them. */
+  decorations(namespace: string): readonly PodDecoration[];
   /** The namespace's labels, or undefined when it does not exist. */
   namespaceLabels(namespace: string): Promise<Readonly<Record<string, string>> | undefined>;
 }
@@ -28,7 +34,10 @@ export function withPrivilegeChecks(structural: SynchronousAdmissionHandler, che
     const name = pd.metadata.name ?? pd.metadata.generateName ?? request.name;
     const namespace = request.namespace ?? pd.metadata.namespace ?? "default";
     try {
-      const checked = (await accessDecision(request, checks, name, namespace)) ?? (await standardsDecision(request, checks, pd, name, namespace));
+      const checked =
+        (await accessDecision(request, checks, name, namespace)) ??
+        (await outRankingDecision(request, checks, pd, name, namespace)) ??
+        (await standardsDecision(request, checks, pd, name, namespace));
       return withWarningsOf(decision, checked);
     } catch (error) {
       // Fail closed: a decoration whose writer could not be checked is not stored.
@@ -80,6 +89,26 @@ async function accessDecision(request: AdmissionRequest, checks: PrivilegeChecks
   const access = await checks.reviewAccess(subject, { namespace, verb: "create", group: "", resource: "pods" });
   if (access.allowed) return undefined;
   return refuse(`${requesterName(request.userInfo)} may not create pods in namespace ${namespace}${access.reason === undefined ? "" : ` (${access.reason})`}`);
+}
+
+/**
+ * Refuses a decoration that would out-rank another its writer may not update, naming each one
+ * and how. The namespace's decorations come from the webhook's cache, which a decoration
+ * written an instant before may not have reached yet.
+ */
+async function outRankingDecision(request: AdmissionRequest, checks: PrivilegeChecks, pd: PodDecoration, name: string | undefined, namespace: string): Promise<AdmissionDecision | undefined> {
+  const subject = subjectOf(request.userInfo);
+  if (subject === undefined) return undefined; // refused by accessDecision already
+  const candidate = withoutNullFields({ ...pd, metadata: { ...pd.metadata, namespace } });
+  const outRanked = outRankedDecorations(candidate, checks.decorations(namespace));
+  if (outRanked.length === 0) return undefined;
+  const answers = await Promise.all(outRanked.map(({ decoration }) => checks.reviewAccess(subject, { namespace, verb: "update", group: GROUP, resource: "poddecorations", name: decoration.metadata.name ?? "" })));
+  const refused = outRanked.filter((_, index) => !answers[index]!.allowed);
+  if (refused.length === 0) return undefined;
+  const reasons = refused.flatMap((entry) => entry.reasons).join("; ");
+  const names = refused.map((entry) => `${namespace}/${entry.decoration.metadata.name ?? ""}`).join(", ");
+  const why = `${reasons} — out-ranking a PodDecoration requires update on it, and ${requesterName(request.userInfo)} may not update ${names}`;
+  return { response: deny(request.uid, 403, formatFieldError(POD_DECORATION_KIND, name, forbiddenError("", why))), result: "rejected" };
 }
 
 async function standardsDecision(request: AdmissionRequest, checks: PrivilegeChecks, pd: PodDecoration, name: string | undefined, namespace: string): Promise<AdmissionDecision> {

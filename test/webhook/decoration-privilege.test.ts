@@ -33,6 +33,7 @@ function world(options: { mayCreatePods?: boolean; labels?: Record<string, strin
       asked.push([subject, action]);
       return Promise.resolve(options.mayCreatePods === false ? { allowed: false, reason: "RBAC: no rule" } : { allowed: true });
     },
+    decorations: () => [],
     namespaceLabels: () => Promise.resolve(options.labels ?? {}),
   };
   return { handler: withPrivilegeChecks(validatePodDecorations, checks), asked };
