@@ -6,7 +6,8 @@
 //   bodies received and not yet answered, and `maxInFlight` requests parsed and answered, at once;
 //   beyond that a request is answered 429 with Retry-After (the API server's client retries it
 //   after that second, within its timeout): at its headers when the budget is spent already,
-//   else at the byte or the end of body that overruns it;
+//   else at the byte or the end of body that overruns it. Large bodies leave a tenth of the
+//   bytes to small ones, the reviews of ordinary pods;
 // - headers and body arrive within `arrivalDeadlineMs` of the request's first byte (the TLS
 //   handshake within as long), else Node answers 408 and closes the connection;
 // - large bodies are parsed and answered one at a time, with a turn of the event loop between
@@ -94,11 +95,12 @@ export class AdmissionLimits {
    * query parameter, if any.
    */
   admit(declaredBytes: number, timeout: string | undefined): Admitted {
-    const { maxInFlight, maxInFlightBytes } = this.options;
+    const { maxInFlight, largeBodyBytes } = this.options;
     if (this.#answering >= maxInFlight) return { refused: answeringRefusal(this.#answering, maxInFlight) };
     // One body is always let in, however large: the body limit bounds it.
-    if (this.#bytes > 0 && this.#bytes + declaredBytes > maxInFlightBytes) {
-      return { refused: `${mib(this.#bytes)} MiB of admission requests are in flight and this one has ${mib(declaredBytes)} MiB (at most ${mib(maxInFlightBytes)} MiB at once)` };
+    const declaredLimit = this.#bytesLimit(declaredBytes >= largeBodyBytes);
+    if (this.#bytes > 0 && this.#bytes + declaredBytes > declaredLimit.bytes) {
+      return { refused: `${mib(this.#bytes)} MiB of admission requests are in flight and this one has ${mib(declaredBytes)} MiB (${declaredLimit.text})` };
     }
     let bytes = 0;
     let answering = false;
@@ -110,8 +112,9 @@ export class AdmissionLimits {
       received: (more) => {
         if (released) return undefined;
         const others = this.#bytes - bytes;
-        if (others > 0 && this.#bytes + more > maxInFlightBytes) {
-          return `${mib(others)} MiB of other admission requests are in flight and this one has ${mib(bytes + more)} MiB so far (at most ${mib(maxInFlightBytes)} MiB at once)`;
+        const limit = this.#bytesLimit(declaredBytes >= largeBodyBytes || bytes + more >= largeBodyBytes);
+        if (others > 0 && this.#bytes + more > limit.bytes) {
+          return `${mib(others)} MiB of other admission requests are in flight and this one has ${mib(bytes + more)} MiB so far (${limit.text})`;
         }
         bytes += more;
         this.#bytes += more;
@@ -150,6 +153,17 @@ export class AdmissionLimits {
       },
     };
     return { admission };
+  }
+
+  /**
+   * Large bodies leave a tenth of the budget to small ones, as three 3 MiB bodies of ten left
+   * one: large bodies arriving, however many or slow, never keep out the reviews of ordinary pods.
+   */
+  #bytesLimit(large: boolean): { bytes: number; text: string } {
+    const { maxInFlightBytes, largeBodyBytes } = this.options;
+    if (!large) return { bytes: maxInFlightBytes, text: `at most ${mib(maxInFlightBytes)} MiB at once` };
+    const bytes = maxInFlightBytes - Math.floor(maxInFlightBytes / 10);
+    return { bytes, text: `at most ${mib(bytes)} MiB at once of bodies of ${Math.round(largeBodyBytes / 1024)} KiB or more` };
   }
 
   /** The next large request goes after a turn of the event loop, in which health probes are answered. */

@@ -45,19 +45,28 @@ describe("admission limits", () => {
     expect(small.received(1)).toBe("9.0 MiB of other admission requests are in flight and this one has 0.0 MiB so far (at most 4.0 MiB at once)");
     expect(limits.admit(0, undefined)).toEqual({ refused: "9.0 MiB of admission requests are in flight and this one has 0.0 MiB (at most 4.0 MiB at once)" });
     huge.release();
-    const [a, b] = [admitted(limits, 3 * MiB), admitted(limits, 2 * MiB)];
-    expect(a.received(3 * MiB)).toBeUndefined();
-    expect(b.received(MiB)).toBeUndefined();
-    expect(b.received(1)).toBe("3.0 MiB of other admission requests are in flight and this one has 1.0 MiB so far (at most 4.0 MiB at once)");
-    expect(limits.inFlightBytes).toBe(4 * MiB);
+    expect(limits.inFlightBytes).toBe(0);
   });
 
   it("refuses at its headers a body declared larger than what bodies already received leave", () => {
-    const limits = new AdmissionLimits({ maxInFlightBytes: 4 * MiB });
+    const limits = new AdmissionLimits({ maxInFlightBytes: 4 * MiB, largeBodyBytes: 10 * MiB });
     const arriving = admitted(limits, 3 * MiB);
     expect(arriving.received(3 * MiB)).toBeUndefined();
     expect(limits.admit(2 * MiB, undefined)).toEqual({ refused: "3.0 MiB of admission requests are in flight and this one has 2.0 MiB (at most 4.0 MiB at once)" });
     expect("admission" in limits.admit(MiB, undefined)).toBe(true);
+  });
+
+  it("leaves a tenth of the budget to small bodies: large ones, however many, never keep out an ordinary pod's review", () => {
+    const limits = new AdmissionLimits();
+    for (const large of [admitted(limits, 3 * MiB), admitted(limits, 3 * MiB), admitted(limits, 3 * MiB)]) expect(large.received(3 * MiB)).toBeUndefined();
+    const refusal = "9.0 MiB of admission requests are in flight and this one has 3.0 MiB (at most 9.0 MiB at once of bodies of 256 KiB or more)";
+    expect(limits.admit(3 * MiB, undefined)).toEqual({ refused: refusal });
+    // Without a declared length a body is large once what arrived is.
+    const undeclared = admitted(limits, 0);
+    expect(undeclared.received(255 * 1024)).toBeUndefined();
+    expect(undeclared.received(1024)).toBe("9.0 MiB of other admission requests are in flight and this one has 0.3 MiB so far (at most 9.0 MiB at once of bodies of 256 KiB or more)");
+    const review = admitted(limits, 8 * 1024);
+    expect(review.received(8 * 1024)).toBeUndefined();
   });
 
   it("gives large bodies their turn one at a time, in order, a turn of the event loop apart", async () => {
