@@ -81,6 +81,8 @@ export interface RealNode {
   containerdSocket: string;
   /** Runs `ctr` against the node's containerd in the kubelet's namespace. */
   ctr(args: readonly string[]): string;
+  /** The same as a command line (program and leading arguments), for tests in other processes. */
+  ctrCommand: string[];
 }
 
 /** What startNode leaves in DIR/node/state.json so that stopNode (or the reaper) can undo it. */
@@ -122,7 +124,8 @@ export async function startNode(dirArgument: string, options: StartNodeOptions):
   }
 
   try {
-    const ctr = (args: readonly string[]) => execFileSync(join(parts.bin, "ctr"), ["--address", paths.socket, "--namespace", "k8s.io", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const ctrCommand = [join(parts.bin, "ctr"), "--address", paths.socket, "--namespace", "k8s.io"];
+    const ctr = (args: readonly string[]) => execFileSync(ctrCommand[0]!, [...ctrCommand.slice(1), ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     const environment = nodeEnvironment(parts);
     await writeFile(join(paths.cniConf, "10-bridge.conflist"), JSON.stringify(cniConfig(paths.cniIpam), null, 2));
     await writeFile(join(paths.containerd, "config.toml"), containerdConfig(parts, paths));
@@ -167,7 +170,7 @@ export async function startNode(dirArgument: string, options: StartNodeOptions):
     await waitFor("kube-proxy", () => httpOk(`http://127.0.0.1:${proxyHealthzPort}/healthz`), state.pids["kube-proxy"], join(paths.logs, "kube-proxy.log"));
     await waitFor(`node ${name} Ready`, () => nodeReady(options.plane.kubectl, name), state.pids.kubelet, join(paths.logs, "kubelet.log"));
     log(`node ${name} (${ip}) Ready: kubelet, containerd, kube-proxy`);
-    return { name, ip, containerdSocket: paths.socket, ctr };
+    return { name, ip, containerdSocket: paths.socket, ctr, ctrCommand };
   } catch (error) {
     await stopNode(dirArgument);
     throw error;

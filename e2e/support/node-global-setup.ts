@@ -14,6 +14,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     nodeName: string;
     nodeIp: string;
+    /** `ctr` bound to the node's containerd, as a command line. */
+    ctrCommand: string[];
   }
 }
 
@@ -36,6 +38,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("etcdUrl", cluster.plane.etcdUrl);
   project.provide("nodeName", cluster.node.name);
   project.provide("nodeIp", cluster.node.ip);
+  project.provide("ctrCommand", cluster.node.ctrCommand);
   return async () => {
     await stopCluster(dir);
     // cluster-down's promise, checked on every run: nothing of the cluster is left on the machine.

@@ -11,6 +11,14 @@ import type { Pod } from "../api/pod.ts";
 import type { Pod as LivePod } from "../kube/objects.ts";
 import { pointerSegment, type JsonPatchOperation } from "../kube/patch.ts";
 
+/**
+ * The containers an in-place update changed the image of, each with the ID of the container that
+ * ran before (JSON: name → containerID). A runtime may report a container's image under another
+ * tag of the same image (the first one it knows), so "runs the new image" is told by the
+ * container having been restarted since, not by the tag it reports (pod-availability.ts).
+ */
+export const RESTARTED_CONTAINERS_ANNOTATION = "poddecoration.kusionstack.io/in-place-restarts";
+
 export type PodUpdate =
   | { kind: "in-place"; operations: JsonPatchOperation[] }
   | { kind: "recreate"; reason: string };
@@ -60,13 +68,21 @@ function inPlaceOperations(live: LivePod, from: Pod, to: Pod): JsonPatchOperatio
     if (changes.length > 0 && current === undefined) operations.push({ op: "add", path: `/metadata/${field}`, value: {} });
     operations.push(...changes);
   }
+  const restarted: Record<string, string> = {};
   for (const list of ["initContainers", "containers"] as const) {
     const wanted = new Map((to.spec?.[list] ?? []).map((container) => [container.name, container.image]));
     const previous = new Map((from.spec?.[list] ?? []).map((container) => [container.name, container.image]));
+    const statuses = list === "containers" ? live.status?.containerStatuses : live.status?.initContainerStatuses;
     (live.spec?.[list] ?? []).forEach((container, index) => {
       const image = wanted.get(container.name);
-      if (image !== undefined && image !== previous.get(container.name) && image !== container.image) operations.push({ op: "replace", path: `/spec/${list}/${index}/image`, value: image });
+      if (image === undefined || image === previous.get(container.name) || image === container.image) return;
+      operations.push({ op: "replace", path: `/spec/${list}/${index}/image`, value: image });
+      restarted[container.name] = statuses?.find((status) => status.name === container.name)?.containerID ?? "";
     });
+  }
+  if (Object.keys(restarted).length > 0) {
+    if (live.metadata?.annotations === undefined && !operations.some((operation) => operation.path === "/metadata/annotations")) operations.push({ op: "add", path: "/metadata/annotations", value: {} });
+    operations.push({ op: "add", path: `/metadata/annotations/${pointerSegment(RESTARTED_CONTAINERS_ANNOTATION)}`, value: JSON.stringify(restarted) });
   }
   return operations;
 }

@@ -1,6 +1,6 @@
 import jsonpatch from "fast-json-patch";
 import { describe, expect, it } from "vitest";
-import { podUpdate } from "../../src/controller/pod-update.ts";
+import { podUpdate, RESTARTED_CONTAINERS_ANNOTATION } from "../../src/controller/pod-update.ts";
 import { runsSpecImages } from "../../src/controller/pod-availability.ts";
 import { slotPod } from "../../src/controller/collaset/slot-pod.ts";
 import { collaSet, pod, sidecarRevision, sources, template } from "./collaset/fixtures.ts";
@@ -73,11 +73,24 @@ describe("podUpdate", () => {
     });
 
     it("counts a native sidecar still on its old image as an update in progress", () => {
-      const updating = live({ mesh: "m2" });
-      updating.status = { ...updating.status, initContainerStatuses: [{ name: "proxy", image: "envoy:1", imageID: "", ready: true, restartCount: 0 }] };
+      const before = live({ mesh: "m1" });
+      before.status = { ...before.status, initContainerStatuses: [{ name: "proxy", image: "envoy:1", imageID: "sha256:e1", containerID: "containerd://proxy-1", ready: true, restartCount: 0 }] };
+      const update = podUpdate(before, renderInit({ mesh: "m1" }), renderInit({ mesh: "m2" }));
+      // The update records which container it restarts, and which one ran before.
+      const updating = jsonpatch.applyPatch(structuredClone(before), update.kind === "in-place" ? update.operations : [], true, false).newDocument;
+      expect(JSON.parse(updating.metadata?.annotations?.[RESTARTED_CONTAINERS_ANNOTATION] ?? "{}")).toEqual({ proxy: "containerd://proxy-1" });
       expect(runsSpecImages(updating)).toBe(false);
-      updating.status.initContainerStatuses = [{ name: "proxy", image: "docker.io/library/envoy:2", imageID: "", ready: true, restartCount: 1 }];
+      updating.status!.initContainerStatuses = [{ name: "proxy", image: "docker.io/library/envoy:2", imageID: "sha256:e2", containerID: "containerd://proxy-2", ready: true, restartCount: 1 }];
       expect(runsSpecImages(updating)).toBe(true);
+      // The runtime may name the new image by another of its tags: the restart is what tells.
+      updating.status!.initContainerStatuses = [{ name: "proxy", image: "envoy:2-alias", imageID: "sha256:e2", containerID: "containerd://proxy-2", ready: true, restartCount: 1 }];
+      expect(runsSpecImages(updating)).toBe(true);
+    });
+
+    it("counts a container the controller never changed in place as running its spec, whatever tag the runtime reports", () => {
+      const created = live({ mesh: "m2" });
+      created.status = { ...created.status, initContainerStatuses: [{ name: "proxy", image: "envoy:first-tag-of-the-same-image", imageID: "sha256:e2", containerID: "containerd://proxy-1", ready: true, restartCount: 0 }] };
+      expect(runsSpecImages(created)).toBe(true);
     });
   });
 });

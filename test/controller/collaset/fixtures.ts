@@ -7,6 +7,7 @@ import { formatRevisionsAnnotation, REVISIONS_ANNOTATION } from "../../../src/de
 import type { DecorationToApply } from "../../../src/decoration/render.ts";
 import type { RevisionSources } from "../../../src/controller/collaset/slot-pod.ts";
 import type { Pod } from "../../../src/kube/objects.ts";
+import { RESTARTED_CONTAINERS_ANNOTATION } from "../../../src/controller/pod-update.ts";
 
 export function template(image = "nginx:1.27", env = "blue"): PodTemplateSpec {
   return { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image, env: [{ name: "MODE", value: env }] }] } };
@@ -34,9 +35,12 @@ export interface PodOptions {
   createdAt?: string;
 }
 
+const containerId = (container: string) => `containerd://${container}-1`;
+
 export function pod(name: string, options: PodOptions = {}): Pod {
   const images = options.images ?? { app: "nginx:1.27" };
   const running = options.running ?? images;
+  const inPlaceInProgress = Object.keys(running).filter((n) => running[n] !== images[n]);
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -51,7 +55,11 @@ export function pod(name: string, options: PodOptions = {}): Pod {
         ...(options.id === undefined ? {} : { "collaset.kusionstack.io/instance-id": String(options.id) }),
         "controller-revision-hash": options.template ?? "web-r1",
       },
-      annotations: { [REVISIONS_ANNOTATION]: formatRevisionsAnnotation(Object.entries(options.decorations ?? {}).map(([n, revision]) => ({ name: n, revision }))) },
+      annotations: {
+        [REVISIONS_ANNOTATION]: formatRevisionsAnnotation(Object.entries(options.decorations ?? {}).map(([n, revision]) => ({ name: n, revision }))),
+        // A node running other images than the spec names is an in-place update in progress, as the controller records one.
+        ...(inPlaceInProgress.length === 0 ? {} : { [RESTARTED_CONTAINERS_ANNOTATION]: JSON.stringify(Object.fromEntries(inPlaceInProgress.map((n) => [n, containerId(n)]))) }),
+      },
       ownerReferences: [{ apiVersion: "apps.kusionstack.io/v1alpha1", kind: "CollaSet", name: "web", uid: "cls-uid", controller: true }],
       ...(options.terminating === true ? { deletionTimestamp: "2026-11-02T00:00:00Z" } : {}),
       ...(options.finalizers === undefined ? {} : { finalizers: options.finalizers }),
@@ -60,7 +68,7 @@ export function pod(name: string, options: PodOptions = {}): Pod {
     status: {
       phase: "Running",
       conditions: [{ type: "Ready", status: options.ready === false ? "False" : "True" }],
-      containerStatuses: Object.entries(running).map(([n, image]) => ({ name: n, image, imageID: "", ready: true, restartCount: 0 })),
+      containerStatuses: Object.entries(running).map(([n, image]) => ({ name: n, image, imageID: "", containerID: containerId(n), ready: true, restartCount: 0 })),
     },
   };
 }
