@@ -85,6 +85,12 @@ export class Informer<T extends KubeObject> {
   #resourceVersion = "";
   #synced = false;
   #running = false;
+  /** Callers of relist() waiting for a list that begins after their call. */
+  #relistsWanted: (() => void)[] = [];
+  /** A relist() came since the last list began. */
+  #relistRequested = false;
+  /** Ends the current watch or wait between retries early; a list in progress is left to finish. */
+  #interrupt: AbortController | undefined;
 
   constructor(options: InformerOptions<T>) {
     this.name = options.name;
@@ -123,6 +129,30 @@ export class Informer<T extends KubeObject> {
     return () => this.#handlers.delete(handler);
   }
 
+  /**
+   * Lists again now, cutting short the watch or a wait between retries, and resolves true once
+   * a list begun after this call has succeeded (false if signal aborts first). hasSynced says
+   * the cache was complete once; this says it is current as of now, even after an outage
+   * that left the informer waiting out a long backoff.
+   */
+  relist(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const listed = () => {
+        signal.removeEventListener("abort", aborted);
+        resolve(true);
+      };
+      const aborted = () => {
+        this.#relistsWanted = this.#relistsWanted.filter((waiter) => waiter !== listed);
+        resolve(false);
+      };
+      signal.addEventListener("abort", aborted, { once: true });
+      this.#relistsWanted.push(listed);
+      this.#relistRequested = true;
+      this.#interrupt?.abort();
+    });
+  }
+
   /** Lists and watches until signal aborts; never rejects. */
   async run(signal: AbortSignal): Promise<void> {
     if (this.#running) throw new Error(`informer ${this.name} is already running`);
@@ -130,12 +160,27 @@ export class Informer<T extends KubeObject> {
     let needList = true;
     try {
       while (!signal.aborted) {
+        const interrupt = new AbortController();
+        const attempt = AbortSignal.any([signal, interrupt.signal]);
         try {
+          if (this.#relistRequested) needList = true;
           if (needList) {
-            await this.#list(signal);
+            // This list answers every relist() asked for so far; one that fails leaves them waiting.
+            this.#relistRequested = false;
+            const waiting = this.#relistsWanted.splice(0);
+            try {
+              await this.#list(signal);
+            } catch (error) {
+              this.#relistsWanted.unshift(...waiting);
+              throw error;
+            }
             needList = false;
+            for (const listed of waiting) listed();
           }
-          const end = await this.#watch(signal);
+          this.#interrupt = interrupt;
+          if (this.#relistRequested) continue;
+          const end = await this.#watch(attempt);
+          if (interrupt.signal.aborted) continue;
           if (end.kind === "silent") {
             this.#stats.silent++;
             this.#logger.warn({ reason: `watch silent for ${this.#watchdogMs}ms, restarting it`, resourceVersion: this.#resourceVersion });
@@ -144,6 +189,8 @@ export class Informer<T extends KubeObject> {
           }
         } catch (error) {
           if (signal.aborted) break;
+          // A relist() cut the watch short: list now, no waiting.
+          if (interrupt.signal.aborted) continue;
           if (isGone(error)) {
             // Our resourceVersion is older than the server keeps: list again, no waiting.
             this.#stats.expired++;
@@ -154,7 +201,11 @@ export class Informer<T extends KubeObject> {
           this.#stats.errors++;
           const waitMs = this.#backoff.next();
           this.#logger.warn({ reason: statusMessage(error), retryInMs: waitMs, phase: needList ? "list" : "watch" });
-          await this.#clock.sleep(waitMs, signal);
+          this.#interrupt = interrupt;
+          if (this.#relistRequested) continue;
+          await this.#clock.sleep(waitMs, attempt);
+        } finally {
+          this.#interrupt = undefined;
         }
       }
     } finally {
