@@ -223,6 +223,14 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   // Only what the pod webhook's namespaceSelector reads: a namespace's name and labels.
   const namespaces = informers.forResource<Namespace>(resources.namespaces, {}, { transform: (namespace) => ({ metadata: { name: namespace.metadata?.name, labels: namespace.metadata?.labels, resourceVersion: namespace.metadata?.resourceVersion } }) });
   informers.start(leadership);
+  // The decoration caches outlive leaderships (the webhook serves from them) and stay "synced"
+  // through an outage while their watches back off for up to 30 s: a leader acting on them then
+  // would render replacements from decorations as they were, and move those pods again later.
+  const current = await Promise.all([dependencies.decorations.relist(leadership), dependencies.revisions.relist(leadership)]);
+  if (current.includes(false)) {
+    await informers.stopped();
+    return;
+  }
   const events = new EventRecorder({ sink: client.core.events, component: "pod-decorator", instance: dependencies.identity, logger });
   const rolloutReports = new RolloutReports();
   const podDecorations = podDecorationController({
