@@ -5,7 +5,11 @@
 //   client may send its own) is decorated, and its forged bookkeeping replaced;
 // - a pod admitted undecorated because its namespace had opted out is not evicted while the
 //   webhook is still not called for that namespace (its replacement would come back the same),
-//   and is evicted as soon as the namespace opts back in (its replacement will be decorated).
+//   and is evicted as soon as the namespace opts back in (its replacement will be decorated);
+// - a pod carrying pod-decorator's own labels in a tenant's namespace is decorated;
+// - a pod a selecting decoration cannot be rendered into (only a hand-made review sends one)
+//   is that decoration's failure, as --on-decoration-error says, never a silent skip.
+import { request } from "node:https";
 import type { V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { testImage } from "./node/test-images.ts";
@@ -97,5 +101,67 @@ describe("a pod admitted undecorated in a namespace that had opted out", () => {
       const pod = await core.readNamespacedPod({ namespace, name: "web-0" }).catch(() => undefined);
       return pod === undefined || pod.metadata?.uid !== uid || pod.metadata?.deletionTimestamp !== undefined ? true : undefined;
     }, 60_000, "web-0 evicted once its namespace opted back in");
+  });
+});
+
+describe("a pod carrying pod-decorator's own labels in a tenant namespace", () => {
+  test("is decorated like any other: no label is a way out", async ({ namespace }) => {
+    await apply(decorationYaml(namespace, v1));
+    await waitForAdmission(namespace, WEB, "log-shipper", "decorated");
+    const pod = { metadata: { generateName: "sneaky-", labels: { ...WEB, "app.kubernetes.io/name": "pod-decorator", "app.kubernetes.io/instance": "pod-decorator" } }, spec: { containers: [{ name: "app", image: testImage("app") }] } };
+    const created = await clients().core.createNamespacedPod({ namespace, body: pod, dryRun: "All" });
+    expect(containerNames(created)).toEqual(["log-shipper", "app"]);
+  });
+});
+
+/** A hand-made AdmissionReview of a pod the engine cannot render into (env is not a list), sent straight to a serve's webhook port. */
+function unrenderableReview(port: number, namespace: string): Promise<{ allowed: boolean; message?: string; warnings?: string[] }> {
+  const review = JSON.stringify({
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid: "4f6c6d1e-0000-4000-8000-0000000000aa",
+      kind: { group: "", version: "v1", kind: "Pod" },
+      resource: { group: "", version: "v1", resource: "pods" },
+      operation: "CREATE",
+      namespace,
+      userInfo: { username: "jane" },
+      object: { metadata: { name: "odd", labels: WEB }, spec: { containers: [{ name: "app", image: "app:1", env: {} }] } },
+    },
+  });
+  return new Promise((resolve, reject) => {
+    const call = request({ host: "127.0.0.1", port, path: "/mutate-pods", method: "POST", rejectUnauthorized: false, headers: { "content-type": "application/json" }, agent: false }, (response) => {
+      let body = "";
+      response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      response.on("end", () => {
+        const answer = (JSON.parse(body) as { response: { allowed: boolean; status?: { message?: string }; warnings?: string[] } }).response;
+        resolve({ allowed: answer.allowed, ...(answer.status?.message === undefined ? {} : { message: answer.status.message }), ...(answer.warnings === undefined ? {} : { warnings: answer.warnings }) });
+      });
+    });
+    call.on("error", reject);
+    call.end(review);
+  });
+}
+
+describe("a pod a selecting decoration cannot be rendered into", () => {
+  // Last in the file: the second serve takes the webhook configurations over while it runs.
+  test("is that decoration's failure: refused under reject, admitted undecorated with the reason under admit", async ({ namespace }) => {
+    await apply(decorationYaml(namespace, v1));
+    await waitForAdmission(namespace, WEB, "log-shipper", "decorated");
+    const refused = await unrenderableReview(operator.port, namespace);
+    expect(refused.allowed).toBe(false);
+    expect(refused.message).toMatch(new RegExp(`^pod-decorator: PodDecoration ${namespace}/logging: selects the pod but cannot be rendered into it: spec\\.containers\\[0\\]: env is not a list`));
+    const admitting = await startOperator({ args: ["--on-decoration-error=admit"] });
+    try {
+      // Its cache may not hold the decoration yet: until it does, the pod is merely not decorated.
+      const admitted = await eventually(async () => {
+        const answer = await unrenderableReview(admitting.port, namespace);
+        return answer.warnings?.some((warning) => warning.includes("selects the pod")) === true ? answer : undefined;
+      }, 30_000, "the admitting serve to judge the pod against the decoration");
+      expect(admitted.allowed).toBe(true);
+      expect(admitted.warnings?.[0]).toMatch(/selects the pod but cannot be rendered into it: .*; the pod was admitted undecorated$/);
+    } finally {
+      expect(await admitting.stop()).toBe(0);
+    }
   });
 });
