@@ -15,13 +15,14 @@ import { podDecorationController } from "../controller/poddecoration/controller.
 import { workloadRolloutController } from "../controller/workload-rollout/controller.ts";
 import { RolloutReports } from "../controller/workload-rollout/reports.ts";
 import type { CachedDecoration } from "../controller/poddecoration/reconciler.ts";
+import { registerRolloutMetrics } from "../controller/poddecoration/rollout-metrics.ts";
 import { CappedBackoff } from "../controller/runtime/backoff.ts";
 import { realClock } from "../controller/runtime/clock.ts";
 import { EventRecorder } from "../controller/runtime/event-recorder.ts";
 import type { Informer } from "../controller/runtime/informer.ts";
 import { LeaderElector } from "../controller/runtime/leader-election.ts";
 import { kubeLeaseLock } from "../controller/runtime/lease-lock.ts";
-import { RuntimeMetrics } from "../controller/runtime/metrics.ts";
+import { RuntimeMetrics, type LeaderMetrics } from "../controller/runtime/metrics.ts";
 import { SharedInformers } from "../controller/runtime/shared-informers.ts";
 import { podCacheProjection } from "../controller/pod-cache.ts";
 import { subjectAccessReviewer, whoAmI } from "../kube/access-review.ts";
@@ -115,6 +116,8 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
   let synced = false;
   const readiness = (): Readiness => (synced ? { ready: true } : { ready: false, reason: "informer caches have not synced" });
   const webhookMetrics = createWebhookMetrics(registry);
+  webhookMetrics.servingCertificate(() => certificates.current().certPem);
+  registerRolloutMetrics(registry, decorations.cache, () => decorations.hasSynced());
   const app = await createWebhookServer({
     logger,
     metrics: webhookMetrics,
@@ -172,7 +175,8 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
         await untilDone(signal, logger, "publishing the webhook configurations", () => applyWebhookConfigurations(client.admission.webhookConfigurations, urlConfiguration(options, certificates, caFilePem)));
         logger.info({ url: options.webhookConfigUrl }, "webhook configurations point at this process");
       }
-      trust = keepWebhookTrust(webhookTrustOptions(options, client, certificates, caFilePem, identity, logger), 10_000, signal);
+      const trustOptions = { ...webhookTrustOptions(options, client, certificates, caFilePem, identity, logger), onRepair: (reason: string) => webhookMetrics.trustRepaired(reason) };
+      trust = keepWebhookTrust(trustOptions, 10_000, signal);
       started.push({ what: "webhook trust", stop: () => trust?.done });
       certificates.onChange(() => trust?.wake());
       await trust.firstPass;
@@ -183,8 +187,11 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
   // Registered once: leadership may be lost and won again in one process.
   const metrics = new RuntimeMetrics(registry);
   const controllers = (leadership: AbortSignal) => runControllers({ client, decorations, revisions, metrics, logger, identity, options }, leadership);
+  const leader = metrics.leader(options.leaderElectionId);
+  // Without leader election this process leads alone, for as long as it runs.
+  if (!options.leaderElect) leader.leading(true);
   const controllersDone = options.leaderElect
-    ? campaign(options, client, identity, logger, signal, controllers)
+    ? campaign(options, client, identity, logger, signal, leader, controllers)
     : controllers(signal);
   started.push({ what: "controllers", stop: () => controllersDone });
 
@@ -276,7 +283,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
 }
 
 /** Campaigns for the Lease until the process stops; leads with the controllers while it holds it. */
-async function campaign(options: ServeOptions, client: KubeClient<CachedDecoration>, identity: string, logger: Logger, signal: AbortSignal, lead: (leadership: AbortSignal) => Promise<void>): Promise<void> {
+async function campaign(options: ServeOptions, client: KubeClient<CachedDecoration>, identity: string, logger: Logger, signal: AbortSignal, leader: LeaderMetrics, lead: (leadership: AbortSignal) => Promise<void>): Promise<void> {
   while (!signal.aborted) {
     let leading: Promise<void> = Promise.resolve();
     const elector = new LeaderElector({
@@ -284,10 +291,17 @@ async function campaign(options: ServeOptions, client: KubeClient<CachedDecorati
       identity,
       logger,
       onStartedLeading: (leadership) => {
+        leader.leading(true);
         leading = lead(leadership);
       },
-      onStoppedLeading: () => logger.info({ identity }, "stopped leading"),
-      onNewLeader: (leader) => logger.info({ leader }, "new leader observed"),
+      onStoppedLeading: () => {
+        leader.leading(false);
+        logger.info({ identity }, "stopped leading");
+      },
+      onNewLeader: (holder) => {
+        leader.observed(holder);
+        logger.info({ leader: holder }, "new leader observed");
+      },
     });
     await elector.run(signal);
     await leading;

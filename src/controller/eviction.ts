@@ -6,6 +6,7 @@ import type { EvictionClient } from "../kube/core.ts";
 import type { Pod } from "../kube/objects.ts";
 import { CappedBackoff } from "./runtime/backoff.ts";
 import type { Clock } from "./runtime/clock.ts";
+import type { EvictionMetrics } from "./runtime/metrics.ts";
 
 export type EvictionResult =
   | { kind: "evicted" }
@@ -18,6 +19,7 @@ export interface EvictionsOptions {
   /** The first wait after a refusal (default 1 s), doubling up to maxMs (default 60 s). */
   initialMs?: number;
   maxMs?: number;
+  metrics?: EvictionMetrics | undefined;
 }
 
 interface Refusal {
@@ -49,9 +51,12 @@ export class Evictions {
       refusal.notBeforeMs = now + wait;
       refusal.message = statusMessage(error);
       this.#refused.set(uid, refusal);
+      this.#options.metrics?.refused();
+      this.#options.metrics?.waiting(this.#refused.size);
       return { kind: "refused", message: refusal.message, retryInMs: wait };
     }
     this.#refused.delete(uid);
+    this.#options.metrics?.waiting(this.#refused.size);
     return { kind: "evicted" };
   }
 
@@ -59,6 +64,7 @@ export class Evictions {
   retain(live: Iterable<string>): void {
     const keep = new Set(live);
     for (const uid of this.#refused.keys()) if (!keep.has(uid)) this.#refused.delete(uid);
+    this.#options.metrics?.waiting(this.#refused.size);
   }
 
   /** How many pods are backing off (for tests and metrics). */

@@ -1,6 +1,7 @@
 // Webhook metrics in controller-runtime's names (what existing dashboards expect),
-// plus the outcome of each admission decision.
-import { Counter, Histogram, type Registry } from "prom-client";
+// plus the outcome of each admission decision and what keeps the API server trusting the webhook.
+import { X509Certificate } from "node:crypto";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 
 /** An admission decision, or why there was none: `throttled` (429 at the in-flight limits), `timeout` (the deadline passed). */
 export type WebhookResult = "injected" | "skipped" | "allowed" | "rejected" | "error" | "throttled" | "timeout";
@@ -9,6 +10,10 @@ export interface WebhookMetrics {
   observe(webhook: string, code: number, result: WebhookResult, seconds: number): void;
   /** An answer given from the pod webhook's memory of recent answers (a replica of a pod it has rendered). */
   remembered(webhook: string): void;
+  /** A repair of the webhook's trust (webhook-trust.ts), by the reason its Event gives. */
+  trustRepaired(reason: string): void;
+  /** Where the serving certificate is read at every scrape, for its expiry. */
+  servingCertificate(currentPem: () => string): void;
 }
 
 export function createWebhookMetrics(registry: Registry): WebhookMetrics {
@@ -37,7 +42,28 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
     labelNames: ["webhook"],
     registers: [registry],
   });
+  const repairs = new Counter({
+    name: "pod_decorator_webhook_trust_repairs_total",
+    help: "Repairs of what makes the API server trust the webhook (a caBundle set back, the CA Secret or a configuration restored), by reason.",
+    labelNames: ["reason"],
+    registers: [registry],
+  });
   return {
+    trustRepaired(reason) {
+      repairs.inc({ reason });
+    },
+    servingCertificate(currentPem) {
+      // Registered only once there is a certificate: a label-less gauge would report 0 (long expired) before.
+      // Read at scrape time, so a renewed or reloaded certificate is reported without a hook.
+      new Gauge({
+        name: "pod_decorator_webhook_certificate_expiry_timestamp_seconds",
+        help: "When the webhook's current serving certificate expires (notAfter), in seconds since the epoch.",
+        registers: [registry],
+        collect() {
+          this.set(new X509Certificate(currentPem()).validToDate.getTime() / 1000);
+        },
+      });
+    },
     observe(webhook, code, result, seconds) {
       requests.inc({ webhook, code: String(code) });
       latency.observe({ webhook }, seconds);

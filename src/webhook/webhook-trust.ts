@@ -43,6 +43,8 @@ export interface WebhookTrustOptions {
     certificates: SelfSignedCertificates;
   };
   events: EventSink;
+  /** Counts each repair by reason (the metric the caBundle-repair alert reads). */
+  onRepair?: (reason: string) => void;
   logger: Logger;
 }
 
@@ -52,7 +54,7 @@ export interface WebhookTrustOptions {
  * says so, and its repairs are logged but not recorded as Warning Events.
  */
 export async function reconcileWebhookTrust(options: WebhookTrustOptions, starting = false): Promise<string[]> {
-  const reporting = starting ? { ...options, events: { record: () => undefined } } : options;
+  const reporting = starting ? { ...options, events: { record: () => undefined }, onRepair: undefined } : options;
   const repaired: string[] = [];
   if (options.caSecret !== undefined) repaired.push(...(await reconcileCaSecret(reporting, options.caSecret)));
   const pem = options.caBundle();
@@ -122,6 +124,7 @@ async function reconcileConfiguration(options: WebhookTrustOptions, kind: Webhoo
 function repair(options: WebhookTrustOptions, object: KubeObject, reason: string, message: string): string {
   options.logger.warn({ reason, object: `${object.kind ?? ""}/${object.metadata?.name ?? ""}` }, message);
   options.events.record(object, "Warning", reason, message);
+  options.onRepair?.(reason);
   return message;
 }
 

@@ -1,5 +1,7 @@
+import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { Evictions } from "../../src/controller/eviction.ts";
+import { RuntimeMetrics } from "../../src/controller/runtime/metrics.ts";
 import { FakeClock } from "./fake-clock.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { apiError } from "./collaset/reconciler-harness.ts";
@@ -41,5 +43,27 @@ describe("Evictions", () => {
     const evictions = new Evictions({ clock: new FakeClock(), client: { evict: () => Promise.reject(apiError(500, { reason: "InternalError", message: "etcd" })) } });
     await expect(evictions.evict(pod("a"))).rejects.toMatchObject({ code: 500 });
     expect(evictions.size).toBe(0);
+  });
+
+  it("counts each refusal and reports the pods waiting to be tried again", async () => {
+    const registry = new Registry();
+    let refuse = true;
+    const clock = new FakeClock();
+    const evictions = new Evictions({ clock, initialMs: 1000, metrics: new RuntimeMetrics(registry).evictions("collaset"),
+      client: { evict: () => (refuse ? Promise.reject(budget()) : Promise.resolve()) } });
+    const value = async (name: string) => (await registry.getSingleMetric(name)!.get()).values.find((sample) => sample.labels.controller === "collaset")?.value;
+    await evictions.evict(pod("a"));
+    await evictions.evict(pod("b"));
+    // Within its backoff a pod is not asked again, so nothing more was refused.
+    await evictions.evict(pod("a"));
+    expect(await value("pod_decorator_eviction_refusals_total")).toBe(2);
+    expect(await value("pod_decorator_eviction_refused_pods")).toBe(2);
+    refuse = false;
+    await clock.advance(1000);
+    await evictions.evict(pod("a"));
+    expect(await value("pod_decorator_eviction_refused_pods")).toBe(1);
+    evictions.retain([]);
+    expect(await value("pod_decorator_eviction_refused_pods")).toBe(0);
+    expect(await value("pod_decorator_eviction_refusals_total")).toBe(2);
   });
 });

@@ -108,6 +108,18 @@ describe("reconcileWebhookTrust", () => {
     expect(await reconcileWebhookTrust(options)).toEqual([]);
   });
 
+  it("counts each repair by reason, but not what a first pass sets", async () => {
+    const { options, configurations } = await world();
+    const repairs: string[] = [];
+    const counted = { ...options, onRepair: (reason: string) => repairs.push(reason) };
+    delete configurations.stored.get("MutatingWebhookConfiguration")!.webhooks![0]!.clientConfig.caBundle;
+    await reconcileWebhookTrust(counted, true);
+    expect(repairs).toEqual([]);
+    delete configurations.stored.get("ValidatingWebhookConfiguration")!.webhooks![0]!.clientConfig.caBundle;
+    await reconcileWebhookTrust(counted);
+    expect(repairs).toEqual(["CABundleRestored"]);
+  });
+
   it("writes back a deleted CA Secret from the CA it serves with", async () => {
     const { options, secrets, events } = await world();
     secrets.stored = undefined;

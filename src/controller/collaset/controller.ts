@@ -44,7 +44,7 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
     expectations: new Expectations({ clock: options.clock }),
     clock: options.clock,
     logger: options.logger.child({ controller: "collaset" }),
-    evictions: new Evictions({ client: options.client.core.evictions, clock: options.clock }),
+    evictions: new Evictions({ client: options.client.core.evictions, clock: options.clock, metrics: options.metrics?.evictions("collaset") }),
     ...(options.lifecycle === undefined ? {} : { lifecycle: options.lifecycle }),
   });
   const controller = reconcilerController({

@@ -17,6 +17,20 @@ export interface ControllerMetrics {
   reconciled(result: ReconcileResult, seconds: number): void;
 }
 
+/** Evictions a disruption budget refused (429), for one controller. */
+export interface EvictionMetrics {
+  refused(): void;
+  /** Pods whose eviction was refused and that wait to be tried again. */
+  waiting(pods: number): void;
+}
+
+/** This process's view of leader election over one lease. */
+export interface LeaderMetrics {
+  leading(leading: boolean): void;
+  /** The holder this process observed; a change from another holder is a transition. */
+  observed(holder: string): void;
+}
+
 export const noQueueMetrics: QueueMetrics = { added() {}, depth() {}, retried() {}, queued() {}, worked() {} };
 export const noControllerMetrics: ControllerMetrics = { reconciled() {} };
 
@@ -34,6 +48,10 @@ export class RuntimeMetrics {
   readonly #retries: Counter<"name">;
   readonly #queueDuration: Histogram<"name">;
   readonly #workDuration: Histogram<"name">;
+  readonly #evictionRefusals: Counter<"controller">;
+  readonly #evictionWaiting: Gauge<"controller">;
+  readonly #leaderStatus: Gauge<"name">;
+  readonly #leaderChanges: Counter<"name">;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -64,6 +82,19 @@ export class RuntimeMetrics {
     this.#workDuration = registered(registry, "workqueue_work_duration_seconds", () => new Histogram({
       name: "workqueue_work_duration_seconds", help: "How long in seconds processing an item from workqueue takes", labelNames: ["name"], buckets: queueBuckets, registers,
     }));
+    this.#evictionRefusals = registered(registry, "pod_decorator_eviction_refusals_total", () => new Counter({
+      name: "pod_decorator_eviction_refusals_total", help: "Evictions a PodDisruptionBudget refused (429), by controller", labelNames: ["controller"], registers,
+    }));
+    this.#evictionWaiting = registered(registry, "pod_decorator_eviction_refused_pods", () => new Gauge({
+      name: "pod_decorator_eviction_refused_pods", help: "Pods whose eviction a PodDisruptionBudget refused and that wait to be tried again, by controller", labelNames: ["controller"], registers,
+    }));
+    // client-go's name and meaning: 1 while this process holds the lease.
+    this.#leaderStatus = registered(registry, "leader_election_master_status", () => new Gauge({
+      name: "leader_election_master_status", help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.", labelNames: ["name"], registers,
+    }));
+    this.#leaderChanges = registered(registry, "pod_decorator_leader_changes_total", () => new Counter({
+      name: "pod_decorator_leader_changes_total", help: "Changes of the lease's holder this process observed, from one holder to another", labelNames: ["name"], registers,
+    }));
   }
 
   queue(name: string): QueueMetrics {
@@ -89,6 +120,36 @@ export class RuntimeMetrics {
         this.#reconcileTotal.inc({ controller: name, result });
         if (result === "error") this.#reconcileErrors.inc({ controller: name });
         this.#reconcileTime.observe({ controller: name }, seconds);
+      },
+    };
+  }
+
+  evictions(controller: string): EvictionMetrics {
+    const labels = { controller };
+    this.#evictionRefusals.inc(labels, 0);
+    this.#evictionWaiting.set(labels, 0);
+    return {
+      refused: () => this.#evictionRefusals.inc(labels),
+      waiting: (pods) => this.#evictionWaiting.set(labels, pods),
+    };
+  }
+
+  leader(name: string): LeaderMetrics {
+    const labels = { name };
+    this.#leaderStatus.set(labels, 0);
+    this.#leaderChanges.inc(labels, 0);
+    // The first holder a process sees is no transition: it may have held the lease for days.
+    let lastHolder: string | undefined;
+    return {
+      leading: (leading) => {
+        this.#leaderStatus.set(labels, leading ? 1 : 0);
+        // Evictions waiting are the leader's to report; a former leader's would stay stale.
+        if (!leading) this.#evictionWaiting.reset();
+      },
+      observed: (holder) => {
+        if (holder === "") return;
+        if (lastHolder !== undefined && holder !== lastHolder) this.#leaderChanges.inc(labels);
+        lastHolder = holder;
       },
     };
   }

@@ -38,7 +38,7 @@ export function workloadRolloutController(options: WorkloadRolloutControllerOpti
     decorations: decorations.cache,
     revisions: options.decorationSource,
     client: { pods: options.client.core.pods },
-    evictions: new Evictions({ client: options.client.core.evictions, clock: options.clock }),
+    evictions: new Evictions({ client: options.client.core.evictions, clock: options.clock, metrics: options.metrics?.evictions("workload-rollout") }),
     events: options.events,
     expectations: new Expectations({ clock: options.clock }),
     reports: options.reports,

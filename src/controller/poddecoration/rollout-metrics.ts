@@ -1,0 +1,53 @@
+// Each PodDecoration's rollout as metrics, read from its status in the cache at scrape time (as
+// kube-state-metrics reads a Deployment's): what the rollout alerts and the dashboard need. Every
+// replica reports the same figures from its own cache; queries take their max.
+import { Gauge, type Registry } from "prom-client";
+import type { PodDecoration } from "../../api/poddecoration.ts";
+import type { Lister } from "../runtime/cache.ts";
+import type { KubeObject } from "../../kube/objects.ts";
+
+/** The pod counts of a decoration's status, by the `state` label. */
+export function rolloutCounts(decoration: PodDecoration): Record<"matched" | "updated" | "updated_ready" | "outdated" | "blocked", number> {
+  const status = decoration.status ?? {};
+  const workloads = status.workloads ?? [];
+  return {
+    matched: status.matchedPods ?? 0,
+    updated: status.updatedPods ?? 0,
+    updated_ready: status.updatedReadyPods ?? 0,
+    // Pods of other owners than CollaSets; a CollaSet's pods move by the CollaSet's strategy.
+    outdated: workloads.reduce((sum, workload) => sum + workload.outdatedPods, 0),
+    blocked: workloads.reduce((sum, workload) => sum + workload.blockedPods, 0),
+  };
+}
+
+export function registerRolloutMetrics(registry: Registry, decorations: Pick<Lister<PodDecoration & KubeObject>, "list">, synced: () => boolean): void {
+  const each = (visit: (labels: { namespace: string; poddecoration: string }, decoration: PodDecoration) => void) => {
+    if (!synced()) return;
+    for (const decoration of decorations.list()) visit({ namespace: decoration.metadata.namespace ?? "", poddecoration: decoration.metadata.name ?? "" }, decoration);
+  };
+  new Gauge({
+    name: "pod_decorator_poddecoration_pods",
+    help: "Pods of a PodDecoration's rollout as its status counts them, by state: matched, updated, updated_ready, outdated and blocked (these two for pods not owned by a CollaSet).",
+    labelNames: ["namespace", "poddecoration", "state"],
+    registers: [registry],
+    collect() {
+      // Deleted decorations must not linger as series.
+      this.reset();
+      each((labels, decoration) => {
+        for (const [state, pods] of Object.entries(rolloutCounts(decoration))) this.set({ ...labels, state }, pods);
+      });
+    },
+  });
+  new Gauge({
+    name: "pod_decorator_poddecoration_status_condition",
+    help: "1 for each condition a PodDecoration's status holds (Ready, TemplateValid, PodDetail), by type and status.",
+    labelNames: ["namespace", "poddecoration", "type", "status"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      each((labels, decoration) => {
+        for (const condition of decoration.status?.conditions ?? []) this.set({ ...labels, type: condition.type, status: condition.status }, 1);
+      });
+    },
+  });
+}
