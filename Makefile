@@ -20,12 +20,13 @@ export PATH := /usr/local/go/bin:$(PATH)
 NODE := node
 CONTROLPLANE := e2e/controlplane
 HELM := e2e/helm
+PROMTOOL := e2e/promtool
 REAL_NODE := e2e/node
 IMAGE := build/image/pod-decorator.oci.tar
 DIR ?= $(CURDIR)/.controlplane
 
 .PHONY: help setup controlplane controlplane-up controlplane-down node cluster-up cluster-down \
-	lint typecheck build image crds helm manifests demo test test-unit test-e2e test-node bench clean
+	lint typecheck build image crds helm manifests demo test test-unit test-rules test-e2e test-node bench clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -95,6 +96,14 @@ demo: node_modules/.installed ## a narrated canary rollout of a sidecar on a loc
 test-unit: node_modules/.installed ## unit tests (no cluster)
 	npx vitest run --project unit
 
+# The alert rules are the chart's (templates/prometheusrule.yaml), rendered into a rule file beside
+# their tests, which name it.
+test-rules: node_modules/.installed ## the chart's alert rules: promtool check rules and test rules (promtool built from Go modules once per machine, ~5 min)
+	@$(HELM)/build.sh >/dev/null
+	@promtool=$$($(PROMTOOL)/build.sh) && rules=$$(mktemp -d) && trap 'rm -rf "$$rules"' EXIT && \
+	  $(NODE) $(PROMTOOL)/render-alerts.ts "$$rules/alerts.yaml" && cp test/alerts/alerts.test.yaml "$$rules/" && \
+	  "$$promtool" check rules "$$rules/alerts.yaml" && "$$promtool" test rules "$$rules/alerts.test.yaml"
+
 test-e2e: node_modules/.installed controlplane ## e2e and chart tests against a real control plane
 	@$(HELM)/build.sh >/dev/null
 	npx vitest run --project e2e
@@ -109,7 +118,7 @@ test-node: node_modules/.installed controlplane ## e2e tests on a real node (kub
 	  if [ "$${POD_DECORATOR_REQUIRE_NODE:-}" = 1 ]; then echo "POD_DECORATOR_REQUIRE_NODE=1: a suite that did not run is a failure"; exit 1; fi; \
 	fi
 
-test: lint typecheck test-unit test-e2e test-node ## lint, typecheck, unit, e2e (simulated kubelet) and real-node tests
+test: lint typecheck test-unit test-rules test-e2e test-node ## lint, typecheck, unit, alert rules, e2e (simulated kubelet) and real-node tests
 
 bench: node_modules/.installed controlplane ## every DESIGN §9 benchmark side by side: bench-results.json and a Markdown table
 	$(NODE) test/bench/run.ts

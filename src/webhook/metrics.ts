@@ -27,7 +27,8 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
     name: "controller_runtime_webhook_latency_seconds",
     help: "Histogram of the latency of processing admission requests.",
     labelNames: ["webhook"],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    // Up to 30 s, the API server's longest webhook timeout, so a p99 near any timeout is measurable.
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
   const results = new Counter({

@@ -1,6 +1,7 @@
 // Each PodDecoration's rollout as metrics, read from its status in the cache at scrape time (as
 // kube-state-metrics reads a Deployment's): what the rollout alerts and the dashboard need. Every
-// replica reports the same figures from its own cache; queries take their max.
+// replica reports the same figures from its own cache; queries take their max. The decoration's
+// namespace is poddecoration_namespace: a scrape sets `namespace` to the target's.
 import { Gauge, type Registry } from "prom-client";
 import type { PodDecoration } from "../../api/poddecoration.ts";
 import type { Lister } from "../runtime/cache.ts";
@@ -21,14 +22,14 @@ export function rolloutCounts(decoration: PodDecoration): Record<"matched" | "up
 }
 
 export function registerRolloutMetrics(registry: Registry, decorations: Pick<Lister<PodDecoration & KubeObject>, "list">, synced: () => boolean): void {
-  const each = (visit: (labels: { namespace: string; poddecoration: string }, decoration: PodDecoration) => void) => {
+  const each = (visit: (labels: { poddecoration_namespace: string; poddecoration: string }, decoration: PodDecoration) => void) => {
     if (!synced()) return;
-    for (const decoration of decorations.list()) visit({ namespace: decoration.metadata.namespace ?? "", poddecoration: decoration.metadata.name ?? "" }, decoration);
+    for (const decoration of decorations.list()) visit({ poddecoration_namespace: decoration.metadata.namespace ?? "", poddecoration: decoration.metadata.name ?? "" }, decoration);
   };
   new Gauge({
     name: "pod_decorator_poddecoration_pods",
     help: "Pods of a PodDecoration's rollout as its status counts them, by state: matched, updated, updated_ready, outdated and blocked (these two for pods not owned by a CollaSet).",
-    labelNames: ["namespace", "poddecoration", "state"],
+    labelNames: ["poddecoration_namespace", "poddecoration", "state"],
     registers: [registry],
     collect() {
       // Deleted decorations must not linger as series.
@@ -41,7 +42,7 @@ export function registerRolloutMetrics(registry: Registry, decorations: Pick<Lis
   new Gauge({
     name: "pod_decorator_poddecoration_status_condition",
     help: "1 for each condition a PodDecoration's status holds (Ready, TemplateValid, PodDetail), by type and status.",
-    labelNames: ["namespace", "poddecoration", "type", "status"],
+    labelNames: ["poddecoration_namespace", "poddecoration", "type", "status"],
     registers: [registry],
     collect() {
       this.reset();
