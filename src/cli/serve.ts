@@ -45,7 +45,7 @@ import { createWebhookServer, type Readiness } from "../webhook/server.ts";
 import { createWebhookCertificateAuthority, fileCertificates, selfSignedCertificates, type SelfSignedCertificates, type ServingCertificates } from "../webhook/serving-certificates.ts";
 import { sharedCertificateAuthority } from "../webhook/shared-ca.ts";
 import { applyWebhookConfigurations, createWebhookConfiguration, webhookConfigurationName, type WebhookConfigurationOptions } from "../webhook/webhook-configuration.ts";
-import { keepWebhookTrust, type WebhookTrustOptions } from "../webhook/webhook-trust.ts";
+import { keepWebhookTrust, type TrustRepairReason, type WebhookTrustOptions } from "../webhook/webhook-trust.ts";
 import type { WebhookConfigurationKind } from "../kube/admission.ts";
 import type { Command } from "./command.ts";
 import { parseServeOptions, type ServeOptions } from "./serve-options.ts";
@@ -175,7 +175,7 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
         await untilDone(signal, logger, "publishing the webhook configurations", () => applyWebhookConfigurations(client.admission.webhookConfigurations, urlConfiguration(options, certificates, caFilePem)));
         logger.info({ url: options.webhookConfigUrl }, "webhook configurations point at this process");
       }
-      const trustOptions = { ...webhookTrustOptions(options, client, certificates, caFilePem, identity, logger), onRepair: (reason: string) => webhookMetrics.trustRepaired(reason) };
+      const trustOptions = { ...webhookTrustOptions(options, client, certificates, caFilePem, identity, logger), onRepair: (reason: TrustRepairReason) => webhookMetrics.trustRepaired(reason) };
       trust = keepWebhookTrust(trustOptions, 10_000, signal);
       started.push({ what: "webhook trust", stop: () => trust?.done });
       certificates.onChange(() => trust?.wake());

@@ -2,6 +2,7 @@
 // plus the outcome of each admission decision and what keeps the API server trusting the webhook.
 import { X509Certificate } from "node:crypto";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { TRUST_REPAIR_REASONS, type TrustRepairReason } from "./webhook-trust.ts";
 
 /** An admission decision, or why there was none: `throttled` (429 at the in-flight limits), `timeout` (the deadline passed). */
 export type WebhookResult = "injected" | "skipped" | "allowed" | "rejected" | "error" | "throttled" | "timeout";
@@ -11,7 +12,7 @@ export interface WebhookMetrics {
   /** An answer given from the pod webhook's memory of recent answers (a replica of a pod it has rendered). */
   remembered(webhook: string): void;
   /** A repair of the webhook's trust (webhook-trust.ts), by the reason its Event gives. */
-  trustRepaired(reason: string): void;
+  trustRepaired(reason: TrustRepairReason): void;
   /** Where the serving certificate is read at every scrape, for its expiry. */
   servingCertificate(currentPem: () => string): void;
 }
@@ -49,6 +50,9 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
     labelNames: ["reason"],
     registers: [registry],
   });
+  // Zero from the start, so increase() sees a first repair or remembered answer.
+  for (const reason of TRUST_REPAIR_REASONS) repairs.inc({ reason }, 0);
+  remembered.inc({ webhook: "mutate-pods" }, 0);
   return {
     trustRepaired(reason) {
       repairs.inc({ reason });

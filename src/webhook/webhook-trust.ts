@@ -17,6 +17,10 @@ import { caFromSecret, caSecret } from "./shared-ca.ts";
 /** The two configurations, read and patched by name (a JSON Patch). */
 export type ConfigurationStore = Pick<WebhookConfigurations, "get" | "jsonPatch">;
 
+/** What a repair is recorded as: its Event's reason and its metric's label. */
+export const TRUST_REPAIR_REASONS = ["CABundleRestored", "CASecretRestored", "WebhookConfigurationRestored"] as const;
+export type TrustRepairReason = (typeof TRUST_REPAIR_REASONS)[number];
+
 const KINDS: readonly WebhookConfigurationKind[] = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
 
 export interface EventSink {
@@ -44,7 +48,7 @@ export interface WebhookTrustOptions {
   };
   events: EventSink;
   /** Counts each repair by reason (the metric the caBundle-repair alert reads). */
-  onRepair?: (reason: string) => void;
+  onRepair?: (reason: TrustRepairReason) => void;
   logger: Logger;
 }
 
@@ -121,7 +125,7 @@ async function reconcileConfiguration(options: WebhookTrustOptions, kind: Webhoo
   return [repair(options, { apiVersion: "admissionregistration.k8s.io/v1", kind, metadata: { name, uid: configuration.metadata?.uid } }, "CABundleRestored", `the caBundle of ${webhooks} was not the CA serving the webhooks; set back`)];
 }
 
-function repair(options: WebhookTrustOptions, object: KubeObject, reason: string, message: string): string {
+function repair(options: WebhookTrustOptions, object: KubeObject, reason: TrustRepairReason, message: string): string {
   options.logger.warn({ reason, object: `${object.kind ?? ""}/${object.metadata?.name ?? ""}` }, message);
   options.events.record(object, "Warning", reason, message);
   options.onRepair?.(reason);
