@@ -136,6 +136,10 @@ beforeAll(async () => {
     "cert-manager, a ClusterIssuer": { certificates: { mode: "certManager", certManager: { issuerRef: { name: "corporate-ca", kind: "ClusterIssuer", group: "cert-manager.io" } } } },
     "existing Secret": { certificates: { mode: "secret", secret: { name: "webhook-tls", caBundle: caPem } } },
     "ServiceMonitor": { metrics: { serviceMonitor: { enabled: true, labels: { release: "prometheus" }, scrapeTimeout: "10s" } } },
+    "alerts and a dashboard": {
+      webhook: { timeoutSeconds: 10 },
+      metrics: { prometheusRule: { enabled: true, labels: { release: "prometheus" } }, grafanaDashboard: { enabled: true, labels: { team: "platform" } } },
+    },
     "failurePolicy Ignore": { webhook: { failurePolicy: "Ignore", timeoutSeconds: 10 } },
     "custom selectors": {
       webhook: {
@@ -395,6 +399,32 @@ describe("the Helm chart", () => {
     expect(quiet.one<Deployment>("Deployment").spec.replicas).toBe(1);
   });
 
+  test("renders alerts whose latency threshold follows webhook.timeoutSeconds and a dashboard for Grafana's sidecar, only when asked", async ({ namespace }) => {
+    const chart = await Rendered.of(namespace, combination("alerts and a dashboard"));
+    const rule = chart.one("PrometheusRule");
+    expect(rule.metadata).toMatchObject({ name: RELEASE, namespace, labels: { release: "prometheus" } });
+    const rules = (rule.spec as { groups: { rules: { alert: string; expr: string; annotations: Record<string, string> }[] }[] }).groups.flatMap((group) => group.rules);
+    // Half of the 10 s timeout, over this release's series only.
+    expect(rules.find((alert) => alert.alert === "PodDecoratorWebhookLatencyNearTimeout")?.expr).toMatch(new RegExp(`\\{job="${RELEASE}",namespace="${namespace}"\\}\\[5m\\]\\)\\)\\)\\s*> 5\\s*$`));
+    for (const alert of rules) expect(alert.annotations.runbook_url, alert.alert).toBe(`README.md#${alert.alert.toLowerCase()}`);
+    const dashboard = chart.one("ConfigMap", `${RELEASE}-dashboard`);
+    expect(dashboard.metadata).toMatchObject({ namespace, labels: { grafana_dashboard: "1", team: "platform" } });
+    expect(JSON.parse((dashboard.data as Record<string, string>)["pod-decorator.json"]!)).toMatchObject({ uid: "pod-decorator", title: "pod-decorator" });
+
+    const elsewhere = await Rendered.of(namespace, {
+      metrics: { prometheusRule: { enabled: true, namespace: "monitoring", runbookBaseUrl: "https://wiki.example.com/pod-decorator", seriesSelector: 'service="pod-decorator"' }, grafanaDashboard: { enabled: true, namespace: "grafana" } },
+    });
+    const moved = elsewhere.one("PrometheusRule");
+    expect(moved.metadata.namespace).toBe("monitoring");
+    expect(JSON.stringify(moved.spec)).toContain('pod_decorator_webhook_results_total{service=\\"pod-decorator\\",result=~');
+    expect(JSON.stringify(moved.spec)).toContain("https://wiki.example.com/pod-decorator#poddecoratornoleader");
+    expect(elsewhere.one("ConfigMap", `${RELEASE}-dashboard`).metadata.namespace).toBe("grafana");
+    // Both read the metrics port: without it there is nothing to alert on or show.
+    const quiet = await Rendered.of(namespace, { metrics: { enabled: false, prometheusRule: { enabled: true }, grafanaDashboard: { enabled: true } } });
+    expect(quiet.kinds()).not.toContain("PrometheusRule");
+    expect(quiet.kinds()).not.toContain("ConfigMap");
+  });
+
   test("sets failurePolicy and timeout on every webhook", async ({ namespace }) => {
     const chart = await Rendered.of(namespace, combination("failurePolicy Ignore"));
     expect(chart.webhooks().map((webhook) => [webhook.name, webhook.failurePolicy, webhook.timeoutSeconds])).toEqual([
@@ -461,8 +491,8 @@ describe("the Helm chart", () => {
       for (const kind of chart.kinds()) applied.add(kind);
     }
     expect([...applied].sort()).toEqual([
-      "Certificate", "ClusterRole", "ClusterRoleBinding", "Deployment", "Issuer", "MutatingWebhookConfiguration", "NetworkPolicy", "PodDisruptionBudget",
-      "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor",
+      "Certificate", "ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "Issuer", "MutatingWebhookConfiguration", "NetworkPolicy", "PodDisruptionBudget",
+      "PrometheusRule", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor",
       "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration",
     ]);
   });
