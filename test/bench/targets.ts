@@ -32,11 +32,11 @@ function fixedRateCaveat(section: Record<string, unknown>): string | undefined {
 }
 
 /** A pod webhook server's throughput over the bare server's; `ratios` is where its ratios are in the section. */
-function throughputRatio(path: string, server: string, ratios: readonly string[], measures: string): Metric {
+function throughputRatio(path: string, server: string, ratios: readonly string[], measures: string, floor: number): Metric {
   return {
     path,
     measures,
-    target: { kind: "atLeast", value: 0.7, text: "≥ 70%" },
+    target: { kind: "atLeast", value: floor, text: `≥ ${floor * 100}%` },
     format: (value, section) =>
       `${fixed(value * 100, 1)}% (${String(detail(section, [server, "saturation", "rps"]))} / ${String(detail(section, ["bare", "saturation", "rps"]))} req/s; by server CPU per request ` +
       `${fixed(Number(detail(section, [...ratios, "cpuThroughputRatio"])) * 100, 1)}%: ${String(detail(section, [server, "saturation", "serverCpuMicrosPerRequest"]))} vs ${String(detail(section, ["bare", "saturation", "serverCpuMicrosPerRequest"]))} µs)`,
@@ -64,8 +64,9 @@ export const metrics: readonly Metric[] = [
     format: (value, section) => `${fixed(value, 1)} µs (thread CPU ${String(detail(section, ["cpuMicros"]))} µs per pod)`,
   },
   throughputRatio("webhook.throughputRatio", "decorate", [],
-    "webhook: pod webhook req/s ÷ bare server req/s (same stack, same AdmissionReview, `allowed: true`), both at saturation, server pinned to one core, HTTPS keep-alive, 10 connections (autocannon); 50 decorations, 5 matching; replicas of one pod template (a scale-up: answered from memory from the third on)"),
-  throughputRatio("webhook.distinctPods.throughputRatio", "decorateDistinct", ["distinctPods"], "webhook: the same ratio with a different pod in every request (every one rendered)"),
+    "webhook: pod webhook req/s ÷ bare server req/s (same stack, same AdmissionReview, `allowed: true`), both at saturation, server pinned to one core, HTTPS keep-alive, 10 connections (autocannon); 50 decorations, 5 matching; replicas of one pod template (a scale-up: answered from memory from the third on)", 0.7),
+  // DESIGN §9: distinct pods keep a floor of half the bare server (the render, the §10 checks and the patch are most of the rest).
+  throughputRatio("webhook.distinctPods.throughputRatio", "decorateDistinct", ["distinctPods"], "webhook: the same ratio with a different pod in every request (every one rendered)", 0.5),
   {
     path: "webhook.p99Ms",
     // No target of its own: DESIGN §9 judges the p99 against the bare server's in the same run
