@@ -3,15 +3,11 @@
 // ride it out (watches fail, leadership is lost and won again, caches relist) and finish the
 // rollout without losing or duplicating a pod or dropping a decoration. The private API server
 // shares the run's etcd, so the test and the simulated kubelet keep using the shared one.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { createKubeClient } from "../src/kube/client.ts";
-import { privateApiServer, type PrivateApiServer } from "./runtime-control-plane.ts";
+import { useControllerApiServer } from "./support/controller-api-server.ts";
 import { clients, kubeConfig, test } from "./support/cluster.ts";
-import { apply, collaSetPods, collaSetYaml, decorationYaml, ensureOperatorNamespace, expectConverged, isCollaSetPod, sidecarsOf, waitSettled } from "./support/collaset-world.ts";
-import { startKubelet, type Kubelet } from "./support/kubelet.ts";
+import { apply, collaSetPods, collaSetYaml, decorationYaml, expectConverged, isCollaSetPod, sidecarsOf, waitSettled } from "./support/collaset-world.ts";
 import { startOperator, troubleLines } from "./support/operator.ts";
 import { PodWatch } from "./support/pod-watch.ts";
 import { watchInvariants, worstMoment } from "./support/rollout-invariants.ts";
@@ -21,27 +17,11 @@ const MAX_UNAVAILABLE = 2;
 const v1 = ["log-shipper=e2e.local/sidecar:1"];
 const withMetrics = ["log-shipper=e2e.local/sidecar:1", "metrics=e2e.local/logger:1"];
 
-let api: PrivateApiServer;
-let kubelet: Kubelet;
-let dir: string;
-let kubeconfig: string;
-beforeAll(async () => {
-  await ensureOperatorNamespace();
-  api = await privateApiServer();
-  dir = await mkdtemp(join(tmpdir(), "pod-decorator-private-apiserver-"));
-  kubeconfig = join(dir, "kubeconfig");
-  await writeFile(kubeconfig, api.config.exportConfig(), { mode: 0o600 });
-  kubelet = await startKubelet();
-});
-afterAll(async () => {
-  await kubelet.stop();
-  await api.kill();
-  await rm(dir, { recursive: true, force: true });
-});
+const controller = useControllerApiServer();
 
 describe("kube-apiserver stopped and restarted mid-rollout", () => {
   test("the controller reconnects and finishes the rollout: no pod lost or duplicated, no decoration dropped", async ({ namespace, onTestFailed }) => {
-    const operator = await startOperator({ kubeconfig, args: ["--leader-elect", `--leader-election-id=${namespace}`] });
+    const operator = await startOperator({ kubeconfig: controller.kubeconfig, args: ["--leader-elect", `--leader-election-id=${namespace}`] });
     onTestFailed(async () => {
       console.log(`serve's warnings and errors:\n${troubleLines(operator.logs())}`);
       // What the controller did to each pod and why: a pod recreated twice names its reasons here.
@@ -62,11 +42,11 @@ describe("kube-apiserver stopped and restarted mid-rollout", () => {
       // A new sidecar cannot be added to a live pod: every pod is recreated, two at a time.
       await apply(decorationYaml(namespace, withMetrics));
       await watch.waitFor(() => (watch.pods().filter(isCollaSetPod).some((pod) => pod.metadata?.deletionTimestamp != null || sidecarsOf(pod).length === 2) ? true : undefined), 60_000, "the rollout to start");
-      await api.kill();
+      await controller.api.kill();
       // Down until the leader's renew deadline (10 s) has passed and it has stopped leading: it has to win the lease back.
       await operator.waitForLog('"msg":"stopped leading"', 60_000);
       const duringOutage = (await collaSetPods(namespace)).map((pod) => `${pod.metadata?.name ?? ""}:${pod.metadata?.deletionTimestamp == null ? "live" : "terminating"}`).sort();
-      await api.start();
+      await controller.api.start();
 
       const convergedMs = await expectConverged(namespace, { replicas: REPLICAS, sidecars: withMetrics });
       const report = invariants.stop();

@@ -1,19 +1,16 @@
 // Issue 30: a rollout is under way when the controller's kube-apiserver goes down; while it is
 // down the decoration is deleted (through another API server on the same etcd, as in an HA
-// control plane; an edit would be refused, as our webhook cannot reach its API server then). The controller's decoration caches outlive its leadership and, after an
-// outage, wait out a watch backoff of several seconds before catching up, while the leader
-// it wins back lists its pods at once. A leader acting on them rendered the pods it replaced
-// from the decoration as it was, and moved each of them again once the cache caught up.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect } from "vitest";
+// control plane; an edit would be refused, as our webhook cannot reach its API server then).
+// The controller's decoration caches outlive its leadership and, after an outage, wait out a
+// watch backoff of several seconds before catching up, while the leader it wins back lists its
+// pods at once. A leader acting on them rendered the pods it replaced from the decoration as it
+// was, and moved each of them again once the cache caught up.
+import { describe, expect } from "vitest";
 import { createKubeClient } from "../src/kube/client.ts";
 import type { Pod } from "../src/kube/objects.ts";
-import { privateApiServer, type PrivateApiServer } from "./runtime-control-plane.ts";
+import { useControllerApiServer } from "./support/controller-api-server.ts";
 import { kubeConfig, kubectl, test } from "./support/cluster.ts";
-import { apply, collaSetYaml, decorationYaml, ensureOperatorNamespace, isCollaSetPod, sidecarsOf, waitSettled } from "./support/collaset-world.ts";
-import { startKubelet, type Kubelet } from "./support/kubelet.ts";
+import { apply, collaSetYaml, decorationYaml, isCollaSetPod, sidecarsOf, waitSettled } from "./support/collaset-world.ts";
 import { startOperator, troubleLines } from "./support/operator.ts";
 import { PodWatch } from "./support/pod-watch.ts";
 
@@ -21,27 +18,11 @@ const REPLICAS = 10;
 const v1 = ["log-shipper=e2e.local/sidecar:1"];
 const v2 = ["log-shipper=e2e.local/sidecar:1", "metrics=e2e.local/logger:1"];
 
-let api: PrivateApiServer;
-let kubelet: Kubelet;
-let dir: string;
-let kubeconfig: string;
-beforeAll(async () => {
-  await ensureOperatorNamespace();
-  api = await privateApiServer();
-  dir = await mkdtemp(join(tmpdir(), "pod-decorator-private-apiserver-"));
-  kubeconfig = join(dir, "kubeconfig");
-  await writeFile(kubeconfig, api.config.exportConfig(), { mode: 0o600 });
-  kubelet = await startKubelet();
-});
-afterAll(async () => {
-  await kubelet.stop();
-  await api.kill();
-  await rm(dir, { recursive: true, force: true });
-});
+const controller = useControllerApiServer();
 
 describe("a decoration deleted while the controller's kube-apiserver is down", () => {
   test("the leader that comes back creates every pod without it, none from the decoration as it was before the outage", async ({ namespace, onTestFailed }) => {
-    const operator = await startOperator({ kubeconfig, args: ["--leader-elect", `--leader-election-id=${namespace}`] });
+    const operator = await startOperator({ kubeconfig: controller.kubeconfig, args: ["--leader-elect", `--leader-election-id=${namespace}`] });
     onTestFailed(() => console.log(`serve's warnings and errors:\n${troubleLines(operator.logs())}`));
     const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
     try {
@@ -52,7 +33,7 @@ describe("a decoration deleted while the controller's kube-apiserver is down", (
       // A rollout that recreates every pod, two at a time; the API server dies in its middle.
       await apply(decorationYaml(namespace, v2));
       await watch.waitFor(() => (watch.pods().filter(isCollaSetPod).some((pod) => pod.metadata?.deletionTimestamp != null || sidecarsOf(pod).length === 2) ? true : undefined), 60_000, "the rollout to start");
-      await api.kill();
+      await controller.api.kill();
       await operator.waitForLog('"msg":"stopped leading"', 60_000);
       // Its finalizer holds it until its pods are clean: the new leader has to take the sidecars out.
       const deleted = await kubectl(["delete", "poddecoration", "logging", "-n", namespace, "--wait=false"]);
@@ -65,7 +46,7 @@ describe("a decoration deleted while the controller's kube-apiserver is down", (
         const uid = pod.metadata?.uid ?? "";
         if (isCollaSetPod(pod) && !before.has(uid) && !created.has(uid)) created.set(uid, pod);
       });
-      await api.start();
+      await controller.api.start();
       await waitSettled(namespace, REPLICAS, []);
       remove();
 
