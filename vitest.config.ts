@@ -10,6 +10,8 @@ const clusterTests = {
 
 export default defineConfig({
   test: {
+    // CI keeps the tail of the output: the last reporter lists every failure there.
+    reporters: ["default", "./test/support/failure-summary-reporter.ts"],
     projects: [
       {
         test: {

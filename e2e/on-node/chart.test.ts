@@ -86,11 +86,17 @@ describe("the chart on a real node", () => {
       expect(pod.spec!.containers[0]!.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
     }
 
-    // The Service's endpoints are the two pods; the API server calls the webhook through it.
-    const slices = await clients().objects.list("discovery.k8s.io/v1", "EndpointSlice", RELEASE_NAMESPACE);
-    const addresses = (slices.items as { endpoints?: { addresses: string[]; conditions?: { ready?: boolean } }[] }[])
-      .flatMap((slice) => slice.endpoints ?? []).filter((endpoint) => endpoint.conditions?.ready === true).flatMap((endpoint) => endpoint.addresses);
-    expect(addresses.sort()).toEqual(pods.map((pod) => pod.status!.podIP!).sort());
+    // The Service's endpoints become the two pods (the EndpointSlice controller follows readiness
+    // a moment later); the API server calls the webhook through it.
+    const podIPs = pods.map((pod) => pod.status!.podIP!).sort();
+    let addresses: string[] = [];
+    await eventually(async () => {
+      const slices = await clients().objects.list("discovery.k8s.io/v1", "EndpointSlice", RELEASE_NAMESPACE);
+      addresses = (slices.items as { endpoints?: { addresses: string[]; conditions?: { ready?: boolean } }[] }[])
+        .flatMap((slice) => slice.endpoints ?? []).filter((endpoint) => endpoint.conditions?.ready === true).flatMap((endpoint) => endpoint.addresses).sort();
+      return JSON.stringify(addresses) === JSON.stringify(podIPs) ? true : undefined;
+    }, 30_000, "the Service's ready endpoints to be the two pods").catch(() => undefined);
+    expect(addresses).toEqual(podIPs);
     const configuration = await clients().admission.readValidatingWebhookConfiguration({ name: RELEASE });
     for (const webhook of configuration.webhooks ?? []) {
       expect(webhook.clientConfig.service).toMatchObject({ name: RELEASE, namespace: RELEASE_NAMESPACE });
