@@ -16,8 +16,6 @@ const nonEmpty = (list: readonly unknown[] | undefined): boolean => list !== und
 const IGNORED_FIELDS: readonly IgnoredField[] = [
   { path: "spec.volumeClaimTemplates", isSet: (spec) => nonEmpty(spec.volumeClaimTemplates), instead: "no PersistentVolumeClaim is created for or attached to the pods" },
   { path: "spec.namingStrategy", isSet: (spec) => spec.namingStrategy !== undefined, instead: "pods are named <collaset>-<random>" },
-  { path: "spec.updateStrategy.rollingUpdate.byLabel", isSet: (spec) => spec.updateStrategy?.rollingUpdate?.byLabel !== undefined, instead: "updates follow byPartition and maxUnavailable only" },
-  { path: "spec.updateStrategy.operationDelaySeconds", isSet: (spec) => spec.updateStrategy?.operationDelaySeconds !== undefined, instead: "pods are updated without a delay" },
   { path: "spec.scaleStrategy.context", isSet: (spec) => (spec.scaleStrategy?.context ?? "") !== "", instead: "instance ids are kept per CollaSet, not shared through a ResourceContext" },
   { path: "spec.scaleStrategy.podToExclude", isSet: (spec) => nonEmpty(spec.scaleStrategy?.podToExclude), instead: "no pod is released from the CollaSet" },
   { path: "spec.scaleStrategy.podToInclude", isSet: (spec) => nonEmpty(spec.scaleStrategy?.podToInclude), instead: "no pod is adopted into the CollaSet" },

@@ -5,7 +5,7 @@
 import type { Pod } from "../kube/objects.ts";
 import { isLostRace } from "../kube/errors.ts";
 import { pointerSegment, type JsonPatchOperation } from "../kube/patch.ts";
-import { endOperation, operateLabel, setServiceReady, startOperation, type LifecyclePods } from "./lifecycle/lifecycle-writes.ts";
+import { endOperation, operatedLabels, permitOperation, setServiceAvailable, setServiceReady, startOperation, type LifecyclePods } from "./lifecycle/lifecycle-writes.ts";
 import { OPERATION_ID } from "./lifecycle/pod-ops-lifecycle.ts";
 import type { UpdateStep } from "./update-steps.ts";
 
@@ -34,7 +34,7 @@ export async function writeUpdateStep(writer: StepWriter, step: PodStep): Promis
     case "in-place": {
       const { namespace = "" } = step.pod.metadata ?? {};
       const operations: JsonPatchOperation[] = step.operate === true
-        ? [...step.operations, ...Object.entries(operateLabel(writer.nowMs(), id)).map(([label, value]) => ({ op: "add" as const, path: `/metadata/labels/${pointerSegment(label)}`, value }))]
+        ? [...step.operations, ...Object.entries(operatedLabels(step.pod, writer.nowMs(), id)).map(([label, value]) => ({ op: "add" as const, path: `/metadata/labels/${pointerSegment(label)}`, value }))]
         : step.operations;
       try {
         await writer.pods.jsonPatch(namespace, name, operations);
@@ -52,6 +52,16 @@ export async function writeUpdateStep(writer: StepWriter, step: PodStep): Promis
       await startOperation(writer.pods, step.pod, writer.nowMs(), id);
       writer.expectNewer(step.pod);
       writer.record("OperationStarted", `pod ${name} leaves traffic for an update (PodOpsLifecycle)`);
+      return;
+    }
+    case "permit-operation": {
+      await permitOperation(writer.pods, step.pod, writer.nowMs(), id);
+      writer.expectNewer(step.pod);
+      return;
+    }
+    case "set-service-available": {
+      await setServiceAvailable(writer.pods, step.pod, step.available, writer.nowMs());
+      writer.expectNewer(step.pod);
       return;
     }
     case "leave-traffic":

@@ -6,21 +6,28 @@
 import { isPodReady, updateOrder } from "../decoration/rollout.ts";
 import type { Pod } from "../kube/objects.ts";
 import type { JsonPatchOperation } from "../kube/patch.ts";
-import { containersReady, hasServiceReadyGate, lifecycleStep, OPERATION_ID, readyToOperate, serviceReady } from "./lifecycle/pod-ops-lifecycle.ts";
+import { containersReady, hasServiceReadyGate, lifecycleStep, missingExpectedFinalizers, OPERATION_ID, readyToOperate, serviceReady, SERVICE_AVAILABLE_LABEL } from "./lifecycle/pod-ops-lifecycle.ts";
 import { runsSpecImages } from "./pod-availability.ts";
 
 /** The steps of an update that touch one live pod; `R` is the caller's way of replacing one. */
 export type UpdateStep<R> =
   /** `operate`: the PodOpsLifecycle operation on the pod is carried out by this update. */
   | { kind: "in-place"; pod: Pod; operations: JsonPatchOperation[]; operate?: boolean }
-  /** PodOpsLifecycle (lifecycle/pod-ops-lifecycle.ts): begins an update's operation on the pod. */
+  /**
+   * PodOpsLifecycle (lifecycle/pod-ops-lifecycle.ts): begins an update's operation on the pod;
+   * the labels of an operation it went through before are replaced.
+   */
   | { kind: "start-operation"; pod: Pod }
+  /** Drained: the pod may be operated on once operationDelaySeconds have passed (the operate label). */
+  | { kind: "permit-operation"; pod: Pod }
   /** Turns the readiness gate's condition False: the pod leaves the Service's endpoints. */
   | { kind: "leave-traffic"; pod: Pod }
   /** Gate condition True and the operation's labels removed: it completed, was undone, or is no longer needed. */
   | { kind: "end-operation"; pod: Pod; reason: string }
   /** A pod with the gate, no operation and ready containers: its gate condition goes True. */
   | { kind: "mark-service-ready"; pod: Pod }
+  /** The service-available label follows the pod: Ready, no operation, its expected finalizers on it. */
+  | { kind: "set-service-available"; pod: Pod; available: boolean }
   | R;
 
 /** PodOpsLifecycle before updates; absent: pods are updated without it. */
@@ -30,6 +37,8 @@ export interface LifecycleSettings {
   drainDelayMs: number;
   /** A step waiting this long is reported as stuck (status and an Event). */
   stuckAfterMs: number;
+  /** operationDelaySeconds: how long a drained pod waits, once allowed to be operated on, before it is (default 0). */
+  operationDelayMs?: number;
 }
 
 /** A pod that should change, and how once it may. */
@@ -72,10 +81,19 @@ export function orderForUpdate<T extends { pod: Pod; available: boolean }>(candi
   return updateOrder(entries, "").sort((a, b) => Number(a.candidate.available) - Number(b.candidate.available)).map((entry) => entry.candidate);
 }
 
-/** An operation already carried out (or undone) finishes before the pod is looked at again. */
+/**
+ * An operation undone, or carried out and still waiting for its containers, finishes before the
+ * pod is looked at again. One carried out whose containers are ready may be started over for a
+ * newer change (the pod is out of traffic already; it may wait for traffic to take it back).
+ */
 export function operationInProgress(pod: Pod, operationId = OPERATION_ID): boolean {
   const kind = lifecycleStep(pod, operationId).kind;
-  return kind === "operating" || kind === "undone";
+  return kind === "undone" || (kind === "operating" && !operationCarriedOut(pod));
+}
+
+/** The update reached the pod: every container runs the image its spec names and is ready. */
+function operationCarriedOut(pod: Pod): boolean {
+  return runsSpecImages(pod) && containersReady(pod);
 }
 
 export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
@@ -100,7 +118,7 @@ export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
   for (const { pod, available, change } of input.changes) {
     const lifecycle = lifecycleOf(pod);
     const step = lifecycle === undefined ? { kind: "none" as const } : lifecycleStep(pod, id);
-    if (step.kind === "operating" || step.kind === "undone") continue;
+    if (step.kind === "undone" || (step.kind === "operating" && !operationCarriedOut(pod))) continue;
     if (available) {
       if (unavailable >= input.maxUnavailable) continue;
       unavailable++;
@@ -108,7 +126,8 @@ export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
     if (lifecycle !== undefined) {
       operationWanted.add(pod);
       // Out of traffic first (the pod counts as unavailable from here on), then operated on.
-      if (step.kind === "none") {
+      // An operation carried out for an older change starts over.
+      if (step.kind === "none" || step.kind === "operating") {
         steps.push({ kind: "start-operation", pod });
         changing.add(pod);
         continue;
@@ -117,10 +136,24 @@ export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
         steps.push({ kind: "leave-traffic", pod });
         continue;
       }
-      const readiness = readyToOperate(pod, step.sinceMs, lifecycle.nowMs, lifecycle.drainDelayMs);
-      if (!readiness.ready) {
-        waitFor(pod, step.sinceMs, readiness.reason, readiness.retryInMs);
-        continue;
+      if (step.kind === "preparing") {
+        const readiness = readyToOperate(pod, step.sinceMs, lifecycle.nowMs, lifecycle.drainDelayMs);
+        if (!readiness.ready) {
+          waitFor(pod, step.sinceMs, readiness.reason, readiness.retryInMs);
+          continue;
+        }
+        if ((lifecycle.operationDelayMs ?? 0) > 0) {
+          steps.push({ kind: "permit-operation", pod });
+          retries.push(lifecycle.operationDelayMs!);
+          continue;
+        }
+      } else {
+        // Permitted: operated on once operationDelaySeconds have passed since.
+        const left = step.sinceMs + (lifecycle.operationDelayMs ?? 0) - lifecycle.nowMs;
+        if (left > 0) {
+          retries.push(left);
+          continue;
+        }
       }
     }
     changing.add(pod);
@@ -131,19 +164,34 @@ export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
     if (changing.has(pod)) continue;
     const step = lifecycleStep(pod, id);
     switch (step.kind) {
-      case "none":
-        if (hasServiceReadyGate(pod) && serviceReady(pod) !== "True" && containersReady(pod)) steps.push({ kind: "mark-service-ready", pod });
+      case "none": {
+        if (!hasServiceReadyGate(pod)) break;
+        if (serviceReady(pod) !== "True") {
+          if (containersReady(pod)) steps.push({ kind: "mark-service-ready", pod });
+          break;
+        }
+        const labelled = pod.metadata?.labels?.[SERVICE_AVAILABLE_LABEL] !== undefined;
+        const available = isPodReady(pod) && missingExpectedFinalizers(pod).length === 0;
+        if (labelled !== available) steps.push({ kind: "set-service-available", pod, available });
         break;
+      }
       case "undone":
         steps.push({ kind: "end-operation", pod, reason: "its operation was undone" });
         break;
       case "preparing":
         if (!operationWanted.has(pod)) steps.push({ kind: "end-operation", pod, reason: "it no longer needs an update" });
         break;
-      case "operating":
-        if (runsSpecImages(pod) && containersReady(pod)) steps.push({ kind: "end-operation", pod, reason: "its update completed" });
-        else waitFor(pod, step.sinceMs, "waiting for its containers to run the new images and be ready");
+      case "permitted":
+      case "operating": {
+        if (step.kind === "permitted" && operationWanted.has(pod)) break;
+        // Over once the containers run the new images and are ready, and every finalizer the
+        // pod's available-conditions annotation expects is back (traffic has taken it back).
+        const missing = missingExpectedFinalizers(pod);
+        if (!operationCarriedOut(pod)) waitFor(pod, step.sinceMs, "waiting for its containers to run the new images and be ready");
+        else if (missing.length > 0) waitFor(pod, step.sinceMs, `waiting for the finalizers its available-conditions annotation expects: ${missing.join(", ")}`);
+        else steps.push({ kind: "end-operation", pod, reason: step.kind === "operating" ? "its update completed" : "it no longer needs an update" });
         break;
+      }
     }
   }
   return { steps, stuck, retries };

@@ -1,5 +1,6 @@
 // What the CollaSet controller reads off one of its pods: instance id, template revision,
-// whether it is waiting to be replaced, ready or scheduled (availability: ../pod-availability.ts).
+// whether it is waiting to be replaced, ready or scheduled (availability: ../pod-availability.ts),
+// and the labels with which kuperator's users ask for an operation on a pod.
 import { INSTANCE_ID_LABEL, isPodReady } from "../../decoration/rollout.ts";
 import type { Pod } from "../../kube/objects.ts";
 import { isTerminating } from "../pod-availability.ts";
@@ -7,6 +8,10 @@ import { isTerminating } from "../pod-availability.ts";
 export { INSTANCE_ID_LABEL };
 /** The template revision a pod was made from (the label StatefulSets and KusionStack use). */
 export const TEMPLATE_REVISION_LABEL = "controller-revision-hash";
+/** kube-api's PodDeletionIndicationLabelKey: any value asks for the pod to be deleted (and, while replicas stays, recreated). */
+export const TO_DELETE_LABEL = "collaset.kusionstack.io/to-delete";
+/** kube-api's CollaSetUpdateIndicateLabelKey: with rollingUpdate.byLabel, only pods carrying it take a new template revision. */
+export const UPDATE_INCLUDED_LABEL = "collaset.kusionstack.io/update-included";
 /**
  * Holds a pod deleted for recreation until its replacement exists, so the decisions it carries
  * (the decoration revisions a held-back pod keeps) survive a controller restart in between.

@@ -265,8 +265,10 @@ export class CollaSetReconciler {
         }
         return;
       case "start-operation":
+      case "permit-operation":
       case "leave-traffic":
       case "mark-service-ready":
+      case "set-service-available":
       case "end-operation":
         await writeUpdateStep(this.#stepWriter(key, collaSet), action);
         return;
@@ -360,6 +362,10 @@ function describe(action: Action): string {
       return `updating pod ${pod} in place`;
     case "start-operation":
       return `starting the update's PodOpsLifecycle operation on pod ${pod}`;
+    case "permit-operation":
+      return `allowing the update of pod ${pod} once operationDelaySeconds pass`;
+    case "set-service-available":
+      return `labelling pod ${pod} ${action.available ? "" : "no longer "}service-available`;
     case "leave-traffic":
       return `taking pod ${pod} out of traffic`;
     case "mark-service-ready":

@@ -12,7 +12,7 @@ import { runningRevisions } from "../../decoration/running-revisions.ts";
 import { partitionTargets } from "../../decoration/rollout.ts";
 import type { Slot } from "../decoration-targets.ts";
 import { operationInProgress, orderForUpdate, planUpdateSteps, type LifecycleSettings, type PodChange, type UpdateStep } from "../update-steps.ts";
-import { instanceIdOf, isAwaitingReplacement, isReady, INSTANCE_ID_LABEL, templateRevisionOf } from "./pod-state.ts";
+import { instanceIdOf, isAwaitingReplacement, isReady, INSTANCE_ID_LABEL, templateRevisionOf, TO_DELETE_LABEL, UPDATE_INCLUDED_LABEL } from "./pod-state.ts";
 import { isAvailable, isTerminating } from "../pod-availability.ts";
 import { podUpdate } from "../pod-update.ts";
 import { sameRevisions, slotPod, type PodRevisions, type RevisionSources } from "./slot-pod.ts";
@@ -69,7 +69,8 @@ export function planSync(input: SyncInput): SyncPlan {
   const waiting: string[] = [];
   const stuck: string[] = [];
   const retries: number[] = [];
-  const lifecycle = input.lifecycle;
+  const operationDelaySeconds = collaSet.spec.updateStrategy?.operationDelaySeconds ?? 0;
+  const lifecycle = input.lifecycle === undefined ? undefined : { ...input.lifecycle, operationDelayMs: operationDelaySeconds * 1000 };
   const result = (): SyncPlan => {
     const retryInMs = retries.length === 0 ? undefined : Math.max(100, Math.min(...retries));
     return { actions, blocked, waiting, stuck, ...(retryInMs === undefined ? {} : { retryInMs }) };
@@ -101,14 +102,16 @@ export function planSync(input: SyncInput): SyncPlan {
     }
   }
 
-  // Scaling: podToDelete first, then the highest instance ids; new pods take the smallest free ids.
+  // Scaling: podToDelete and the to-delete label first (while replicas stays, new pods take their
+  // places), then the highest instance ids; new pods take the smallest free ids.
   const ids = new Set([...live.keys(), ...replacing.keys()]);
   const replicas = collaSet.spec.replicas ?? 0;
   if (!paused) {
     const toDelete = new Set(collaSet.spec.scaleStrategy?.podToDelete ?? []);
     for (const [id, pod] of live) {
-      if (!toDelete.has(pod.metadata?.name ?? "")) continue;
-      actions.push({ kind: "delete", pod, reason: "it is listed in scaleStrategy.podToDelete" });
+      const labelled = pod.metadata?.labels?.[TO_DELETE_LABEL] !== undefined;
+      if (!labelled && !toDelete.has(pod.metadata?.name ?? "")) continue;
+      actions.push({ kind: "delete", pod, reason: labelled ? `it carries the label ${TO_DELETE_LABEL}` : "it is listed in scaleStrategy.podToDelete" });
       ids.delete(id);
     }
     for (const id of [...ids].sort((a, b) => b - a).slice(0, Math.max(0, ids.size - replicas))) {
@@ -136,12 +139,18 @@ export function planSync(input: SyncInput): SyncPlan {
     }
   }
 
-  // Targets: the template by the CollaSet's own partition, decorations by theirs.
-  const templateTargets = partitionTargets(
-    slots.map(({ slot, pod }) => ({ name: slot.name, labels: slot.labels, ready: slot.ready, current: pod === undefined ? undefined : templateRevisionOf(pod) })),
-    input.updatedRevision,
-    collaSet.spec.updateStrategy?.rollingUpdate?.byPartition?.partition ?? 0,
-  );
+  // Targets: the template by the CollaSet's own partition (or, byLabel, to the pods labelled for
+  // it), decorations by theirs.
+  const templateTargets = collaSet.spec.updateStrategy?.rollingUpdate?.byLabel === undefined
+    ? partitionTargets(
+      slots.map(({ slot, pod }) => ({ name: slot.name, labels: slot.labels, ready: slot.ready, current: pod === undefined ? undefined : templateRevisionOf(pod) })),
+      input.updatedRevision,
+      collaSet.spec.updateStrategy?.rollingUpdate?.byPartition?.partition ?? 0,
+    )
+    : new Map(slots.flatMap(({ slot, pod }) => {
+      const current = pod === undefined ? undefined : templateRevisionOf(pod);
+      return current === undefined || slot.labels[UPDATE_INCLUDED_LABEL] !== undefined ? [] : [[slot.name, current] as const];
+    }));
   const decorationTargets = input.decorationTargets(slots.map(({ slot }) => slot));
   const desired = (planned: PlannedSlot): PodRevisions => ({
     template: templateTargets.get(planned.slot.name) ?? (planned.kind === "new" ? input.currentRevision : undefined) ?? input.updatedRevision,

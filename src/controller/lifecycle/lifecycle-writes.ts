@@ -11,7 +11,7 @@ import type { Pod } from "../../kube/objects.ts";
 import { pointerSegment, type JsonPatchOperation } from "../../kube/patch.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
 import { formatTime } from "../../kube/timestamps.ts";
-import { lifecycleLabel, lifecycleTime, OPERATION_ID, operationLabels, OPERATION_TYPE, SERVICE_READY_GATE } from "./pod-ops-lifecycle.ts";
+import { lifecycleLabel, lifecycleTime, OPERATION_ID, operationLabels, OPERATION_TYPE, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE } from "./pod-ops-lifecycle.ts";
 
 export type LifecyclePods = Pick<ResourceClient<Pod>, "jsonPatch"> & Pick<StatusClient<Pod>, "jsonPatchStatus">;
 
@@ -25,8 +25,9 @@ function labelOperations(pod: Pod, set: Record<string, string>, remove: readonly
 }
 
 /**
- * The labels that start an update (operating, its type and permission, pre-checked, prepare),
- * and the gate's condition False: the pod leaves traffic as the operation begins.
+ * The labels that start an update (operating, its type and permission, pre-checked, preparing),
+ * in place of those of an operation carried out before, and the gate's condition False: the pod
+ * leaves traffic (and is no longer service-available) as the operation begins.
  */
 export function startOperation(pods: LifecyclePods, pod: Pod, nowMs: number, id = OPERATION_ID): Promise<Pod> {
   const time = lifecycleTime(nowMs);
@@ -38,15 +39,32 @@ export function startOperation(pods: LifecyclePods, pod: Pod, nowMs: number, id 
       [lifecycleLabel("preCheck", id)]: time,
       [lifecycleLabel("preChecked", id)]: time,
       [lifecycleLabel("operationPermission", id)]: time,
-      [lifecycleLabel("prepare", id)]: time,
-    }, []),
+      [lifecycleLabel("preparing", id)]: time,
+    }, [...operationLabels(id), SERVICE_AVAILABLE_LABEL]),
     ...serviceReadyOperations(pod, "False", nowMs),
   ]);
 }
 
-/** The label an in-place update or a recreation carries when the lifecycle operates on the pod. */
-export function operateLabel(nowMs: number, id = OPERATION_ID): Record<string, string> {
-  return { [lifecycleLabel("operate", id)]: lifecycleTime(nowMs) };
+/** The operate label alone: the drained pod may be operated on once operationDelaySeconds have passed. */
+export function permitOperation(pods: LifecyclePods, pod: Pod, nowMs: number, id = OPERATION_ID): Promise<Pod> {
+  const { namespace = "", name = "" } = pod.metadata ?? {};
+  return pods.jsonPatchStatus(namespace, name, labelOperations(pod, { [lifecycleLabel("operate", id)]: lifecycleTime(nowMs) }, []));
+}
+
+/**
+ * The labels an in-place update carries when the lifecycle operates on the pod: operate (when
+ * no delay permitted it before) and operated.
+ */
+export function operatedLabels(pod: Pod, nowMs: number, id = OPERATION_ID): Record<string, string> {
+  const time = lifecycleTime(nowMs);
+  const operate = lifecycleLabel("operate", id);
+  return { ...(pod.metadata?.labels?.[operate] === undefined ? { [operate]: time } : {}), [lifecycleLabel("operated", id)]: time };
+}
+
+/** Adds (Unix nanoseconds) or removes the service-available label. */
+export function setServiceAvailable(pods: LifecyclePods, pod: Pod, available: boolean, nowMs: number): Promise<Pod> {
+  const { namespace = "", name = "" } = pod.metadata ?? {};
+  return pods.jsonPatch(namespace, name, available ? labelOperations(pod, { [SERVICE_AVAILABLE_LABEL]: lifecycleTime(nowMs) }, []) : labelOperations(pod, {}, [SERVICE_AVAILABLE_LABEL]));
 }
 
 /**

@@ -1,5 +1,7 @@
 // KusionStack's PodOpsLifecycle protocol, as the CollaSet controller speaks it before it updates
-// a pod (names from kuperator's apis/apps/v1alpha1 well-known labels): the pod leaves traffic
+// a pod (names from kube-api's apps/v1alpha1 well_known_labels.go and well_known_annotations.go,
+// the module kuperator pins; `preparing` and `completing` were `prepare` and `complete` before
+// kube-api v0.1.1): the pod leaves traffic
 // (readiness gate pod.kusionstack.io/service-ready False), waits until the protection
 // finalizers (prot.podopslifecycle.kusionstack.io/*) that traffic controllers hold are gone —
 // or, when none are held, a drain delay — is operated on, and returns to traffic once its
@@ -22,13 +24,24 @@ export const LIFECYCLE_PREFIXES = {
   undoOperationType: "undo-operation-type.podopslifecycle.kusionstack.io",
   preCheck: "pre-check.podopslifecycle.kusionstack.io",
   preChecked: "pre-checked.podopslifecycle.kusionstack.io",
-  prepare: "prepare.podopslifecycle.kusionstack.io",
+  preparing: "preparing.podopslifecycle.kusionstack.io",
   operate: "operate.podopslifecycle.kusionstack.io",
   operated: "operated.podopslifecycle.kusionstack.io",
   postCheck: "post-check.podopslifecycle.kusionstack.io",
   postChecked: "post-checked.podopslifecycle.kusionstack.io",
-  complete: "complete.podopslifecycle.kusionstack.io",
+  completing: "completing.podopslifecycle.kusionstack.io",
 } as const;
+
+/**
+ * Set (Unix nanoseconds) while the pod serves: ready, no operation under way, and every finalizer
+ * its available-conditions annotation expects is on it (kuperator's CheckAvailable reads it).
+ */
+export const SERVICE_AVAILABLE_LABEL = "podopslifecycle.kusionstack.io/service-available";
+/**
+ * JSON `{"expectedFinalizers": {"<key>": "<finalizer>"}}`, written by traffic controllers: the
+ * finalizers that say "back in my rotation". An operation is not over until they are all back.
+ */
+export const AVAILABLE_CONDITIONS_ANNOTATION = "pod.kusionstack.io/available-conditions";
 
 /** The operation id and type the CollaSet controller uses (kuperator's CollaSet update adapter). */
 export const OPERATION_ID = "collaset";
@@ -60,7 +73,12 @@ export type LifecycleStep =
   | { kind: "none" }
   /** Taken out of traffic since `sinceMs`, not yet operated on. */
   | { kind: "preparing"; sinceMs: number }
-  /** Operated on since `sinceMs`: waiting for its containers, then back to traffic. */
+  /**
+   * Out of traffic and drained: allowed to be operated on since `sinceMs` (the operate label),
+   * not yet operated on — it waits out operationDelaySeconds.
+   */
+  | { kind: "permitted"; sinceMs: number }
+  /** Operated on since `sinceMs` (the operated label): waiting for its containers, then back to traffic. */
   | { kind: "operating"; sinceMs: number }
   /** Someone asked to undo the operation before it was carried out. */
   | { kind: "undone" };
@@ -71,9 +89,11 @@ export function lifecycleStep(pod: Pod, id = OPERATION_ID): LifecycleStep {
   const operating = labels[lifecycleLabel("operating", id)];
   if (operating === undefined) return { kind: "none" };
   const operate = labels[lifecycleLabel("operate", id)];
-  if (operate !== undefined) return { kind: "operating", sinceMs: timeOfLabel(operate) ?? 0 };
+  const operated = labels[lifecycleLabel("operated", id)];
+  if (operated !== undefined) return { kind: "operating", sinceMs: timeOfLabel(operated) ?? 0 };
   if (labels[lifecycleLabel("undoOperationType", id)] !== undefined) return { kind: "undone" };
-  return { kind: "preparing", sinceMs: timeOfLabel(labels[lifecycleLabel("prepare", id)] ?? operating) ?? 0 };
+  if (operate !== undefined) return { kind: "permitted", sinceMs: timeOfLabel(operate) ?? 0 };
+  return { kind: "preparing", sinceMs: timeOfLabel(labels[lifecycleLabel("preparing", id)] ?? operating) ?? 0 };
 }
 
 /** In an operation of ours: out of traffic, or about to be. */
@@ -92,6 +112,25 @@ export function serviceReady(pod: Pod): string | undefined {
 
 export function protectionFinalizers(pod: Pod): string[] {
   return (pod.metadata?.finalizers ?? []).filter((finalizer) => finalizer.startsWith(PROTECTION_FINALIZER_PREFIX));
+}
+
+/**
+ * The finalizers the available-conditions annotation expects that the pod does not carry, by
+ * their key. An annotation that is not that JSON expects nothing (as kuperator reads it, whose
+ * parse error also leaves the pod available).
+ */
+export function missingExpectedFinalizers(pod: Pod): string[] {
+  const annotation = pod.metadata?.annotations?.[AVAILABLE_CONDITIONS_ANNOTATION];
+  if (annotation === undefined) return [];
+  let expected: unknown;
+  try {
+    expected = (JSON.parse(annotation) as { expectedFinalizers?: unknown } | null)?.expectedFinalizers;
+  } catch {
+    return [];
+  }
+  if (typeof expected !== "object" || expected === null) return [];
+  const held = new Set(pod.metadata?.finalizers ?? []);
+  return Object.values(expected).filter((finalizer): finalizer is string => typeof finalizer === "string" && !held.has(finalizer));
 }
 
 export type Readiness = { ready: true } | { ready: false; reason: string; retryInMs?: number };

@@ -75,6 +75,14 @@ describe("planSync: scaling", () => {
     expect(summary(plan(collaSet({ replicas: 2, scaleStrategy: { podToDelete: ["a"] } }), pods).actions)).toEqual(["delete a", "create 2"]);
   });
 
+  it("deletes a pod labelled collaset.kusionstack.io/to-delete (kube-api's PodDeletionIndicationLabelKey) and makes a new one while replicas stay", () => {
+    const labelled = pod("a", { id: 0 });
+    labelled.metadata!.labels!["collaset.kusionstack.io/to-delete"] = "true";
+    const result = plan(collaSet({ replicas: 2 }), [labelled, pod("b", { id: 1 })]);
+    expect(summary(result.actions)).toEqual(["delete a", "create 2"]);
+    expect(result.actions[0]).toMatchObject({ reason: "it carries the label collaset.kusionstack.io/to-delete" });
+  });
+
   it("gives owned pods without an id, or with a duplicate one, a free id before anything else", () => {
     const pods = [pod("a", { id: 0, createdAt: "2026-11-01T00:00:00Z" }), pod("b", { id: 0, createdAt: "2026-11-01T00:00:01Z" }), pod("c", { createdAt: "2026-11-01T00:00:02Z" })];
     expect(summary(plan(collaSet({ replicas: 1 }), pods).actions)).toEqual(["label b 1", "label c 2"]);
@@ -134,6 +142,14 @@ describe("planSync: updates", () => {
   it("keeps the last `partition` pods on their template revision", () => {
     const cls = collaSet({ updateStrategy: { rollingUpdate: { maxUnavailable: 3, byPartition: { partition: 2 } } } });
     expect(summary(plan(cls, three(), { updated: "web-r2" }).actions)).toEqual(["in-place a"]);
+  });
+
+  it("with rollingUpdate.byLabel, moves only the pods labelled collaset.kusionstack.io/update-included to the new template", () => {
+    const cls = collaSet({ updateStrategy: { rollingUpdate: { maxUnavailable: 3, byLabel: {} } } });
+    expect(summary(plan(cls, three(), { updated: "web-r2" }).actions)).toEqual([]);
+    const pods = three();
+    pods[1]!.metadata!.labels!["collaset.kusionstack.io/update-included"] = "true";
+    expect(summary(plan(cls, pods, { updated: "web-r2" }).actions)).toEqual(["in-place b"]);
   });
 
   it("makes new pods held back by the partition from the current revision", () => {

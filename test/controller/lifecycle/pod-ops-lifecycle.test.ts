@@ -1,7 +1,7 @@
 // PodOpsLifecycle around CollaSet updates, through the reconciler over real caches (the harness
 // plays a kubelet that keeps the pod not Ready while the readiness gate's condition is not True).
 import { describe, expect, it } from "vitest";
-import { lifecycleLabel, lifecycleStep, readyToOperate, SERVICE_READY_GATE } from "../../../src/controller/lifecycle/pod-ops-lifecycle.ts";
+import { AVAILABLE_CONDITIONS_ANNOTATION, lifecycleLabel, lifecycleStep, readyToOperate, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE } from "../../../src/controller/lifecycle/pod-ops-lifecycle.ts";
 import type { Pod } from "../../../src/kube/objects.ts";
 import { apiError, collaSet, ReconcilerHarness } from "../collaset/reconciler-harness.ts";
 
@@ -12,8 +12,9 @@ function gate(pod: Pod): string | undefined {
   return pod.status?.conditions?.find((condition) => condition.type === SERVICE_READY_GATE)?.status;
 }
 
+/** The labels of an operation (service-available is the pod's state, not an operation's). */
 function lifecycleLabels(pod: Pod): string[] {
-  return Object.keys(pod.metadata?.labels ?? {}).filter((key) => key.includes("podopslifecycle.kusionstack.io")).sort();
+  return Object.keys(pod.metadata?.labels ?? {}).filter((key) => key.includes("podopslifecycle.kusionstack.io") && key !== SERVICE_AVAILABLE_LABEL).sort();
 }
 
 const replicaFailure = (harness: ReconcilerHarness) => harness.status("ns", "web")?.conditions?.find((condition) => condition.type === "ReplicaFailure");
@@ -63,7 +64,7 @@ describe("PodOpsLifecycle on CollaSet pods", () => {
     await harness.reconciler.reconcile("ns/web");
     const [first, second] = harness.pods.list("ns").sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
     expect(lifecycleLabels(harness.pods.get("ns", first!.metadata!.name!)!)).toEqual([
-      lifecycleLabel("operating"), lifecycleLabel("operationPermission"), lifecycleLabel("operationType"), lifecycleLabel("preCheck"), lifecycleLabel("preChecked"), lifecycleLabel("prepare"),
+      lifecycleLabel("operating"), lifecycleLabel("operationPermission"), lifecycleLabel("operationType"), lifecycleLabel("preCheck"), lifecycleLabel("preChecked"), lifecycleLabel("preparing"),
     ].sort());
     expect(harness.pods.get("ns", first!.metadata!.name!)!.metadata?.labels?.[lifecycleLabel("operationType")]).toBe("update");
     // The step that starts the operation takes the pod out of traffic too: no reconcile in between.
@@ -178,6 +179,96 @@ describe("PodOpsLifecycle on CollaSet pods", () => {
     await harness.reconciler.reconcile("ns/web");
     expect(evictions()).toBe(before + 2);
     expect(harness.pods.list("ns").some((pod) => pod.metadata?.deletionTimestamp != null)).toBe(true);
+  });
+});
+
+describe("PodOpsLifecycle as kube-api names it: expected finalizers, operationDelaySeconds, service-available", () => {
+  const TRAFFIC = "prot.podopslifecycle.kusionstack.io/traffic";
+  const only = (harness: ReconcilerHarness) => harness.pods.list("ns")[0]!;
+  const edit = (harness: ReconcilerHarness, change: (pod: Pod) => Pod) => {
+    const pod = only(harness);
+    const changed = change(pod);
+    harness.pods.upsert({ ...changed, metadata: { ...changed.metadata, resourceVersion: `${pod.metadata?.resourceVersion ?? ""}x` } });
+  };
+  const finalizers = (list: string[]) => (pod: Pod): Pod => ({ ...pod, metadata: { ...pod.metadata, finalizers: list } });
+
+  it("keeps an operation until the finalizers the available-conditions annotation expects are back; a newer change starts it over", async () => {
+    const harness = await inService(1);
+    await harness.reconciler.reconcile("ns/web");
+    expect(only(harness).metadata?.labels?.[SERVICE_AVAILABLE_LABEL]).toMatch(/^\d+$/);
+    // A traffic controller holds the pod and says which finalizer means "in my rotation".
+    edit(harness, (pod) => ({ ...pod, metadata: { ...pod.metadata, finalizers: [TRAFFIC], annotations: { ...pod.metadata?.annotations, [AVAILABLE_CONDITIONS_ANNOTATION]: JSON.stringify({ expectedFinalizers: { "Service/ns/web": TRAFFIC } }) } } }));
+
+    harness.applyCollaSet(collaSet({ replicas: 1, image: "nginx:1.28" }));
+    await harness.reconciler.reconcile("ns/web");
+    expect(only(harness).metadata?.labels?.[SERVICE_AVAILABLE_LABEL]).toBeUndefined();
+    expect(only(harness).metadata?.labels?.[lifecycleLabel("preparing")]).toMatch(/^\d+$/);
+    harness.runPods();
+    edit(harness, finalizers([])); // traffic lets it go
+    await harness.reconciler.reconcile("ns/web");
+    await harness.clock.advance(DRAIN_MS);
+    await harness.reconciler.reconcile("ns/web");
+    expect(only(harness).spec?.containers[0]?.image).toBe("nginx:1.28");
+    expect(only(harness).metadata?.labels?.[lifecycleLabel("operated")]).toMatch(/^\d+$/);
+    harness.runPods();
+
+    // Running the new image and ready, but traffic has not taken it back: the operation stays.
+    await harness.reconciler.reconcile("ns/web");
+    expect(lifecycleStep(only(harness)).kind).toBe("operating");
+    expect(gate(only(harness))).toBe("False");
+    expect(harness.status("ns", "web")?.availableReplicas).toBe(0);
+
+    // A newer template meanwhile: the operation starts over at once (the pod is out of traffic).
+    const operatingBefore = only(harness).metadata?.labels?.[lifecycleLabel("operating")];
+    await harness.clock.advance(1000);
+    harness.applyCollaSet(collaSet({ replicas: 1, image: "nginx:1.29" }));
+    await harness.reconciler.reconcile("ns/web");
+    expect(lifecycleStep(only(harness)).kind).toBe("preparing");
+    expect(only(harness).metadata?.labels?.[lifecycleLabel("operating")]).not.toBe(operatingBefore);
+    expect(only(harness).metadata?.labels?.[lifecycleLabel("operated")]).toBeUndefined();
+    await harness.clock.advance(DRAIN_MS);
+    await harness.reconciler.reconcile("ns/web");
+    expect(only(harness).spec?.containers[0]?.image).toBe("nginx:1.29");
+    harness.runPods();
+    await harness.reconciler.reconcile("ns/web");
+    expect(lifecycleStep(only(harness)).kind).toBe("operating");
+
+    // The finalizer is back: the operation ends, the pod returns to traffic and is service-available.
+    edit(harness, finalizers([TRAFFIC]));
+    await harness.reconciler.reconcile("ns/web");
+    expect(lifecycleLabels(only(harness))).toEqual([]);
+    expect(gate(only(harness))).toBe("True");
+    harness.runPods();
+    await harness.reconciler.reconcile("ns/web");
+    expect(only(harness).metadata?.labels?.[SERVICE_AVAILABLE_LABEL]).toMatch(/^\d+$/);
+    expect(harness.status("ns", "web")?.availableReplicas).toBe(1);
+  });
+
+  it("with updateStrategy.operationDelaySeconds, operates that long after the pod was allowed to be (the operate label)", async () => {
+    const harness = await inService(1);
+    const delayed = (image: string) => {
+      const object = collaSet({ replicas: 1, image });
+      return { ...object, spec: { ...object.spec, updateStrategy: { ...object.spec.updateStrategy, operationDelaySeconds: 10 } } };
+    };
+    harness.applyCollaSet(delayed("nginx:1.27"));
+    await harness.reconciler.reconcile("ns/web");
+    harness.applyCollaSet(delayed("nginx:1.28"));
+    await harness.reconciler.reconcile("ns/web");
+    await harness.reconciler.reconcile("ns/web");
+    harness.runPods();
+    await harness.clock.advance(DRAIN_MS);
+    const permitted = await harness.reconciler.reconcile("ns/web");
+    expect(lifecycleStep(only(harness))).toEqual({ kind: "permitted", sinceMs: harness.clock.now() });
+    expect(only(harness).spec?.containers[0]?.image).toBe("nginx:1.27");
+    expect(permitted?.requeueAfter).toBeLessThanOrEqual(10_000);
+
+    await harness.clock.advance(9_999);
+    await harness.reconciler.reconcile("ns/web");
+    expect(only(harness).spec?.containers[0]?.image).toBe("nginx:1.27");
+    await harness.clock.advance(1);
+    await harness.reconciler.reconcile("ns/web");
+    expect(only(harness).spec?.containers[0]?.image).toBe("nginx:1.28");
+    expect(lifecycleStep(only(harness)).kind).toBe("operating");
   });
 });
 
