@@ -30,7 +30,7 @@ import { isNotFound } from "../kube/errors.ts";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import { withoutTrailingSlashes } from "../kube/base-url.ts";
 import { loadKubeConfig } from "../kube/kubeconfig.ts";
-import { namespacedKey, type ControllerRevision, type Namespace, type Pod } from "../kube/objects.ts";
+import { namespacedKey, type ControllerRevision, type Namespace, type PersistentVolumeClaim, type Pod } from "../kube/objects.ts";
 import { admissionScope } from "../decoration/admission-scope.ts";
 import { resources } from "../kube/resources.ts";
 import { COLLASET_NAME_LABEL } from "../revision/collaset-revision-data.ts";
@@ -227,6 +227,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const pods = informers.forResource<Pod>(resources.pods, {}, { transform: podCacheProjection });
   const collaSets = informers.forResource<CachedCollaSet>(resources.collaSets);
   const collaSetRevisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: COLLASET_NAME_LABEL });
+  const claims = informers.forResource<PersistentVolumeClaim>(resources.persistentVolumeClaims);
   // Only what the pod webhook's namespaceSelector reads: a namespace's name and labels.
   const namespaces = informers.forResource<Namespace>(resources.namespaces, {}, { transform: (namespace) => ({ metadata: { name: namespace.metadata?.name, labels: namespace.metadata?.labels, resourceVersion: namespace.metadata?.resourceVersion } }) });
   informers.start(leadership);
@@ -252,7 +253,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const decorationSource = cachedDecorationSource(dependencies.decorations.cache, dependencies.revisions.cache);
   const lifecycle = dependencies.options.podOpsLifecycle ? { lifecycle: { drainDelayMs: dependencies.options.lifecycleDrainDelayMs, stuckAfterMs: dependencies.options.lifecycleStuckAfterMs } } : {};
   const collaSetsController = collaSetController({
-    informers: { collaSets, revisions: collaSetRevisions, pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions },
+    informers: { collaSets, revisions: collaSetRevisions, pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions, claims },
     decorationSource,
     client,
     events,

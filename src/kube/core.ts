@@ -1,7 +1,7 @@
 // core/v1 access for the controllers: pods (with status), events, configmaps, the webhook's
-// CA secret, and namespaces (read only).
-import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Eviction, type V1Pod, type V1Secret } from "@kubernetes/client-node";
-import type { ConfigMap, Event, Namespace, Pod, Secret } from "./objects.ts";
+// CA secret, a CollaSet's PersistentVolumeClaims, and namespaces (read only).
+import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Eviction, type V1PersistentVolumeClaim, type V1Pod, type V1Secret } from "@kubernetes/client-node";
+import type { ConfigMap, Event, Namespace, PersistentVolumeClaim, Pod, Secret } from "./objects.ts";
 import { listItems, toPlain } from "./plain.ts";
 import { resourceClient, statusClient, type ListOptions, type ResourceClient, type StatusClient } from "./resource-client.ts";
 import { resources } from "./resources.ts";
@@ -23,6 +23,7 @@ export interface CoreClient {
   events: ResourceClient<Event>;
   configMaps: ResourceClient<ConfigMap>;
   secrets: Pick<ResourceClient<Secret>, "get" | "create" | "replace">;
+  persistentVolumeClaims: ResourceClient<PersistentVolumeClaim>;
   namespaces: NamespaceClient;
 }
 
@@ -64,8 +65,17 @@ export function coreClient(config: KubeConfig): CoreClient {
     patch: (args, options) => api.patchNamespacedSecret(args, options),
     delete: (namespace, name, body) => api.deleteNamespacedSecret({ namespace, name, body }),
   });
+  const persistentVolumeClaims = resourceClient<PersistentVolumeClaim>(resources.persistentVolumeClaims, {
+    get: (namespace, name) => api.readNamespacedPersistentVolumeClaim({ namespace, name }),
+    list: (namespace, options) => (namespace === undefined ? api.listPersistentVolumeClaimForAllNamespaces(options) : api.listNamespacedPersistentVolumeClaim({ namespace, ...options })),
+    create: (namespace, body, fieldManager) => api.createNamespacedPersistentVolumeClaim({ namespace, body: body as V1PersistentVolumeClaim, fieldManager }),
+    replace: (namespace, name, body, fieldManager) => api.replaceNamespacedPersistentVolumeClaim({ namespace, name, body: body as V1PersistentVolumeClaim, fieldManager }),
+    patch: (args, options) => api.patchNamespacedPersistentVolumeClaim(args, options),
+    delete: (namespace, name, body) => api.deleteNamespacedPersistentVolumeClaim({ namespace, name, body }),
+  });
   return {
     pods: { ...pods, ...podStatus },
+    persistentVolumeClaims,
     evictions: {
       async evict(namespace, name, uid) {
         const body: V1Eviction = {

@@ -8,6 +8,7 @@ import type {
   V1Namespace,
   V1ObjectMeta,
   V1OwnerReference,
+  V1PersistentVolumeClaim,
   V1Pod,
   V1Secret,
 } from "@kubernetes/client-node";
@@ -30,6 +31,7 @@ export type ControllerRevision = Plain<V1ControllerRevision>;
 export type Lease = Plain<V1Lease>;
 export type ConfigMap = Plain<V1ConfigMap>;
 export type Secret = Plain<V1Secret>;
+export type PersistentVolumeClaim = Plain<V1PersistentVolumeClaim>;
 
 /** `namespace/name`, or `name` for cluster-scoped objects. */
 export function objectKey(object: KubeObject): string {

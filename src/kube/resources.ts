@@ -19,6 +19,7 @@ export const resources = {
   namespaces: { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false },
   configMaps: { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true },
   secrets: { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true },
+  persistentVolumeClaims: { group: "", version: "v1", plural: "persistentvolumeclaims", kind: "PersistentVolumeClaim", namespaced: true },
   controllerRevisions: { group: "apps", version: "v1", plural: "controllerrevisions", kind: "ControllerRevision", namespaced: true },
   leases: { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true },
   podDecorations: { group: GROUP, version: VERSION, plural: "poddecorations", kind: POD_DECORATION_KIND, namespaced: true },

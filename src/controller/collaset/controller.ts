@@ -5,7 +5,7 @@ import { collaSetOwnerOf, podDecorationOwnerOf } from "../../api/owners.ts";
 import type { PodDecoration } from "../../api/poddecoration.ts";
 import type { DecorationSource } from "../../decoration/updated-revisions.ts";
 import type { KubeClient } from "../../kube/client.ts";
-import type { ControllerRevision, KubeObject, Pod } from "../../kube/objects.ts";
+import { namespacedKey, type ControllerRevision, type KubeObject, type PersistentVolumeClaim, type Pod } from "../../kube/objects.ts";
 import type { Controller } from "../runtime/controller.ts";
 import { enqueueObjects, enqueueRevisionOwners, reconcilerController, type ControllerWiring, type LifecycleOptions } from "../reconciler-controller.ts";
 import { Expectations } from "../runtime/expectations.ts";
@@ -14,6 +14,8 @@ import { Evictions } from "../eviction.ts";
 import { serverDryRun } from "../../kube/server-dry-run.ts";
 import { collaSetKeyOfPod, collaSetKeysForDecoration, collaSetKeysForForeignPod } from "./mappers.ts";
 import { CollaSetReconciler, type CachedCollaSet } from "./reconciler.ts";
+import { ClaimWrites } from "./claim-writes.ts";
+import { PVC_TEMPLATE_HASH_LABEL } from "./claims.ts";
 
 type CachedDecoration = PodDecoration & KubeObject;
 
@@ -25,6 +27,8 @@ export interface CollaSetControllerOptions extends ControllerWiring {
     pods: Informer<Pod>;
     decorations: Informer<CachedDecoration>;
     decorationRevisions: Informer<ControllerRevision>;
+    /** PersistentVolumeClaims: those the CollaSets own, and those left for one to adopt. */
+    claims: Informer<PersistentVolumeClaim>;
   };
   decorationSource: DecorationSource;
   client: KubeClient<KubeObject, CachedCollaSet>;
@@ -32,7 +36,8 @@ export interface CollaSetControllerOptions extends ControllerWiring {
 }
 
 export function collaSetController(options: CollaSetControllerOptions): Controller {
-  const { collaSets, revisions, pods, decorations, decorationRevisions } = options.informers;
+  const { collaSets, revisions, pods, decorations, decorationRevisions, claims } = options.informers;
+  const expectations = new Expectations({ clock: options.clock });
   const reconciler = new CollaSetReconciler({
     collaSets: collaSets.cache,
     pods: pods.cache,
@@ -41,9 +46,15 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
     client: { collaSets: options.client.kusion.collaSets, pods: options.client.core.pods, controllerRevisions: options.client.apps.controllerRevisions },
     dryRunCreate: serverDryRun(options.client.config),
     events: options.events,
-    expectations: new Expectations({ clock: options.clock }),
+    expectations,
     clock: options.clock,
     logger: options.logger.child({ controller: "collaset" }),
+    claims: new ClaimWrites({
+      claims: claims.cache,
+      client: { claims: options.client.core.persistentVolumeClaims, collaSets: options.client.kusion.collaSets },
+      expectations,
+      events: options.events,
+    }),
     evictions: new Evictions({ client: options.client.core.evictions, clock: options.clock, metrics: options.metrics?.evictions("collaset") }),
     ...(options.lifecycle === undefined ? {} : { lifecycle: options.lifecycle }),
   });
@@ -51,7 +62,7 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
     ...options,
     name: "collaset",
     reconcile: reconciler.reconcile,
-    caches: [collaSets, revisions, pods, decorations, decorationRevisions],
+    caches: [collaSets, revisions, pods, decorations, decorationRevisions, claims],
   });
   enqueueObjects(controller, collaSets);
   const enqueueAll = (keys: Iterable<string>) => {
@@ -65,6 +76,15 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
     else enqueueAll(collaSetKeysForForeignPod(collaSets.cache, decorations.cache.list(pod.metadata?.namespace ?? ""), pod));
   };
   controller.watch(pods, { onAdd: podChanged, onUpdate: (old, pod) => { podChanged(old); podChanged(pod); }, onDelete: podChanged });
+  // A claim syncs its CollaSet; one without owner that a CollaSet may adopt, those of its namespace.
+  const claimChanged = (claim: PersistentVolumeClaim) => {
+    const owner = collaSetOwnerOf(claim);
+    if (owner !== undefined) controller.enqueue(namespacedKey(claim.metadata?.namespace, owner.name));
+    else if ((claim.metadata?.ownerReferences ?? []).length === 0 && claim.metadata?.labels?.[PVC_TEMPLATE_HASH_LABEL] !== undefined) {
+      for (const collaSet of collaSets.cache.list(claim.metadata?.namespace ?? "")) controller.enqueue(namespacedKey(collaSet.metadata.namespace, collaSet.metadata.name ?? ""));
+    }
+  };
+  controller.watch(claims, { onAdd: claimChanged, onUpdate: (old, claim) => { claimChanged(old); claimChanged(claim); }, onDelete: claimChanged });
   controller.watch(decorations, {
     onAdd: (decoration) => enqueueAll(collaSetKeysForDecoration(collaSets.cache, decoration)),
     onUpdate: (old, decoration) => enqueueAll(collaSetKeysForDecoration(collaSets.cache, old, decoration)),

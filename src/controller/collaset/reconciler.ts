@@ -33,6 +33,7 @@ import { isTerminating } from "../pod-availability.ts";
 import type { RevisionSources } from "./slot-pod.ts";
 import { desiredCollaSetStatus } from "./status.ts";
 import { planSync, type Action } from "./sync-plan.ts";
+import type { ClaimWrites } from "./claim-writes.ts";
 
 export type CachedCollaSet = CollaSet & KubeObject;
 
@@ -57,6 +58,8 @@ export interface CollaSetReconcilerOptions {
   burst?: number;
   /** Recreations go through the Eviction API, with a per-pod backoff when a budget refuses. */
   evictions: Evictions;
+  /** The CollaSet's PersistentVolumeClaims (volumeClaimTemplates). */
+  claims: ClaimWrites;
   /** PodOpsLifecycle before each update (absent: off). */
   lifecycle?: LifecycleOptions;
 }
@@ -88,6 +91,7 @@ export class CollaSetReconciler {
       // The garbage collector deletes the pods; none may wait on us for a replacement.
       this.#options.expectations.forget(key);
       await this.#releaseAll(namespace, name, cached?.metadata.uid);
+      if (cached !== undefined) await this.#options.claims.reclaim(cached);
       return undefined;
     }
     const errors = validateCollaSet(cached);
@@ -139,6 +143,7 @@ export class CollaSetReconciler {
     for (const message of plan.stuck) this.#options.events.record(cached, "Warning", "LifecycleStuck", message);
     if (this.#options.evictions.size > 0) this.#options.evictions.retain(this.#options.pods.list().map((pod) => pod.metadata?.uid ?? ""));
     const failures = await this.#execute(key, cached, plan.actions);
+    failures.push(...(await this.#options.claims.sync(key, cached, pods)));
     const refused = failures.find((failure) => failure instanceof Refused);
     const retryable = failures.find((failure) => !(failure instanceof Refused));
     const status = desiredCollaSetStatus({
@@ -197,7 +202,7 @@ export class CollaSetReconciler {
       case "create": {
         let created: Pod;
         try {
-          created = await client.create(action.pod as Pod);
+          created = await client.create((await this.#options.claims.bind(key, collaSet, action.instanceId, action.pod)) as Pod);
         } catch (error) {
           throw this.#refusal(collaSet, "FailedCreate", `creating instance ${action.instanceId}`, error);
         }

@@ -9,13 +9,14 @@ import type { CollaSet } from "../../../src/api/collaset.ts";
 import type { CachedCollaSet } from "../../../src/controller/collaset/reconciler.ts";
 import { CollaSetReconciler } from "../../../src/controller/collaset/reconciler.ts";
 import { Evictions } from "../../../src/controller/eviction.ts";
+import { ClaimWrites } from "../../../src/controller/collaset/claim-writes.ts";
 import { FrozenCache } from "../frozen-cache.ts";
 import { Expectations } from "../../../src/controller/runtime/expectations.ts";
 import { FakeClock } from "../fake-clock.ts";
-import { objectKey, type ControllerRevision, type KubeObject, type Pod } from "../../../src/kube/objects.ts";
+import { objectKey, type ControllerRevision, type KubeObject, type PersistentVolumeClaim, type Pod } from "../../../src/kube/objects.ts";
 import type { JsonPatchOperation } from "../../../src/kube/patch.ts";
 
-export type Write = "pods.create" | "pods.delete" | "pods.evict" | "pods.jsonPatch" | "pods.jsonPatchStatus" | "collaSets.jsonPatchStatus";
+export type Write = "pods.create" | "pods.delete" | "pods.evict" | "pods.jsonPatch" | "pods.jsonPatchStatus" | "collaSets.jsonPatchStatus" | "collaSets.jsonPatch" | "claims.create" | "claims.delete" | "claims.jsonPatch";
 
 export function apiError(code: number, body: object): ApiException<string> {
   return new ApiException(code, "HTTP error", JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code, ...body }), {});
@@ -32,6 +33,7 @@ export class ReconcilerHarness {
   readonly collaSets = new FrozenCache<CachedCollaSet>();
   readonly pods = new FrozenCache<Pod>();
   readonly revisions = new FrozenCache<ControllerRevision>();
+  readonly claims = new FrozenCache<PersistentVolumeClaim>();
   readonly events: { type: string; reason: string; message: string }[] = [];
   readonly writes: string[] = [];
   readonly reconciler: CollaSetReconciler;
@@ -52,6 +54,8 @@ export class ReconcilerHarness {
       if ((pod.metadata?.finalizers ?? []).length > 0) stored(this.pods, { ...pod, metadata: { ...pod.metadata, deletionTimestamp: new Date(this.clock.now()).toISOString() } });
       else this.pods.delete(objectKey(pod));
     };
+    const expectations = new Expectations({ clock: this.clock });
+    const events = { record: (_object: KubeObject, type: string, reason: string, message: string) => void this.events.push({ type, reason, message }) };
     this.reconciler = new CollaSetReconciler({
       collaSets: this.collaSets,
       pods: this.pods,
@@ -82,11 +86,31 @@ export class ReconcilerHarness {
         },
       },
       dryRunCreate: () => Promise.resolve({ valid: true }),
-      events: { record: (_object, type, reason, message) => this.events.push({ type, reason, message }) },
-      expectations: new Expectations({ clock: this.clock }),
+      events,
+      expectations,
       clock: this.clock,
       logger: pino({ level: "silent" }),
       evictions: new Evictions({ clock: this.clock, client: { evict: (namespace, name) => this.#write("pods.evict", name, () => remove(namespace, name)) } }),
+      claims: new ClaimWrites({
+        claims: this.claims,
+        client: {
+          claims: {
+            create: (claim) =>
+              this.#write("claims.create", claim.metadata?.generateName ?? "", () => {
+                const name = `${claim.metadata?.generateName ?? ""}${this.#version + 1}`;
+                return stored(this.claims, { ...claim, metadata: { ...claim.metadata, name, uid: `uid-${name}`, creationTimestamp: new Date(this.clock.now()).toISOString() } });
+              }),
+            // Claims are deleted at once here; kube-controller-manager's pvc-protection is the e2e tests' business.
+            delete: (namespace, name) => this.#write("claims.delete", name, () => void this.claims.delete(`${namespace}/${name}`)),
+            jsonPatch: (namespace, name, operations) => this.#write("claims.jsonPatch", name, () => stored(this.claims, applyOperations(this.claims.get(namespace, name)!, operations))),
+          },
+          collaSets: {
+            jsonPatch: (namespace, name, operations) => this.#write("collaSets.jsonPatch", name, () => stored(this.collaSets, applyOperations(this.collaSets.get(namespace, name)!, operations))),
+          },
+        },
+        expectations,
+        events,
+      }),
       ...(options.lifecycle === undefined ? {} : { lifecycle: options.lifecycle }),
     });
   }
