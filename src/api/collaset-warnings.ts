@@ -14,12 +14,10 @@ interface IgnoredField {
 const nonEmpty = (list: readonly unknown[] | undefined): boolean => list !== undefined && list.length > 0;
 
 const IGNORED_FIELDS: readonly IgnoredField[] = [
-  { path: "spec.volumeClaimTemplates", isSet: (spec) => nonEmpty(spec.volumeClaimTemplates), instead: "no PersistentVolumeClaim is created for or attached to the pods" },
   { path: "spec.namingStrategy", isSet: (spec) => spec.namingStrategy !== undefined, instead: "pods are named <collaset>-<random>" },
   { path: "spec.scaleStrategy.context", isSet: (spec) => (spec.scaleStrategy?.context ?? "") !== "", instead: "instance ids are kept per CollaSet, not shared through a ResourceContext" },
   { path: "spec.scaleStrategy.podToExclude", isSet: (spec) => nonEmpty(spec.scaleStrategy?.podToExclude), instead: "no pod is released from the CollaSet" },
   { path: "spec.scaleStrategy.podToInclude", isSet: (spec) => nonEmpty(spec.scaleStrategy?.podToInclude), instead: "no pod is adopted into the CollaSet" },
-  { path: "spec.scaleStrategy.persistentVolumeClaimRetentionPolicy", isSet: (spec) => spec.scaleStrategy?.persistentVolumeClaimRetentionPolicy !== undefined, instead: "no claim is created, so none is retained or deleted" },
   { path: "spec.scaleStrategy.operationDelaySeconds", isSet: (spec) => spec.scaleStrategy?.operationDelaySeconds !== undefined, instead: "pods are scaled without a delay" },
 ];
 

@@ -6,7 +6,8 @@
 // validateCollaSet(value): FieldError[].
 import Type, { type Static } from "typebox";
 import { Value } from "typebox/value";
-import { childPath, type FieldError, indexPath, invalidError, requiredError } from "./field-errors.ts";
+import { childPath, duplicateError, type FieldError, indexPath, invalidError, requiredError } from "./field-errors.ts";
+import { dns1123LabelErrors, matchesDns1123Label } from "./names.ts";
 import { COLLASET_KIND } from "./group.ts";
 import { ConditionSchema, PodTemplateSpecSchema } from "./kubernetes.ts";
 import { isEmptySelector, LabelSelectorSchema, parseLabelSelector } from "./label-selector.ts";
@@ -132,6 +133,22 @@ function validateSpec(spec: CollaSetSpec): FieldError[] {
 
   (spec.scaleStrategy?.podToDelete ?? []).forEach((name, index) => {
     if (name === "") errors.push(requiredError(indexPath(childPath("spec.scaleStrategy", "podToDelete"), index)));
+  });
+  errors.push(...validateClaimTemplates(spec.volumeClaimTemplates ?? [], "spec.volumeClaimTemplates"));
+  return errors;
+}
+
+/** Each claim template names the pod volume it becomes: required, a DNS label, unique. */
+function validateClaimTemplates(templates: readonly unknown[], path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  templates.forEach((template, index) => {
+    const namePath = childPath(childPath(indexPath(path, index), "metadata"), "name");
+    const name = (template as { metadata?: { name?: unknown } }).metadata?.name;
+    if (typeof name !== "string" || name === "") errors.push(requiredError(namePath));
+    else if (!matchesDns1123Label(name)) errors.push(invalidError(namePath, name, dns1123LabelErrors(name).join("; ")));
+    else if (seen.has(name)) errors.push(duplicateError(namePath, name));
+    if (typeof name === "string") seen.add(name);
   });
   return errors;
 }

@@ -68,6 +68,9 @@ describe("validateCollaSet", () => {
     ["maxUnavailable above 100%", (cls) => void (cls.spec.updateStrategy = { rollingUpdate: { maxUnavailable: "150%" } }), ["spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: \"150%\": must be between 1% and 100%"]],
     ["maxUnavailable of another type", (cls) => void (cls.spec.updateStrategy = { rollingUpdate: { maxUnavailable: 1.5 } }), ["spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: 1.5: must be an integer or a string"]],
     ["a negative historyLimit", (cls) => void (cls.spec.historyLimit = -1), ["spec.historyLimit: Invalid value: -1: must be greater than or equal to 0"]],
+    ["a claim template without a name", (cls) => void (cls.spec.volumeClaimTemplates = [{ spec: {} }]), ["spec.volumeClaimTemplates[0].metadata.name: Required value"]],
+    ["a claim template name that is no DNS label", (cls) => void (cls.spec.volumeClaimTemplates = [{ metadata: { name: "Data_1" } }]), ["spec.volumeClaimTemplates[0].metadata.name: Invalid value: \"Data_1\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"]],
+    ["two claim templates of one name", (cls) => void (cls.spec.volumeClaimTemplates = [{ metadata: { name: "data" } }, { metadata: { name: "data" } }]), ["spec.volumeClaimTemplates[1].metadata.name: Duplicate value: \"data\""]],
     ["a template without containers", (cls) => void (cls.spec.template.spec = { containers: [] }), ["spec.template.spec.containers: Required value: a pod needs at least one container"]],
     ["duplicate container names", (cls) => void cls.spec.template.spec?.containers.push({ name: "app", image: "x" }), ["spec.template.spec.containers[1].name: Duplicate value: \"app\""]],
     ["an invalid template label", (cls) => void (cls.spec.template.metadata = { labels: { app: "demo", "bad key!": "x" } }), [

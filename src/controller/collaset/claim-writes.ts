@@ -51,7 +51,8 @@ export class ClaimWrites {
   /** The pod to create for an instance, its claims created first (reused when the instance has them). */
   async bind(key: string, collaSet: CachedCollaSet, instanceId: number, pod: Pod): Promise<Pod> {
     if ((collaSet.spec.volumeClaimTemplates ?? []).length === 0) return pod;
-    const claims = this.owned(collaSet);
+    // Claims left to adopt count as the CollaSet's already, as kube-xset adds them to ExistingPvcs.
+    const claims = [...this.owned(collaSet), ...claimsToAdopt(collaSet, this.#options.claims.list(collaSet.metadata.namespace ?? ""))];
     const { reuse, create } = claimsForInstance(collaSet, claims, instanceId);
     for (const { template, claim } of create) {
       const created = await this.#options.client.claims.create(claim);
