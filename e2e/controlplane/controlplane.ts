@@ -74,6 +74,8 @@ const NODE_CONTROLLERS = [
   "replicaset-controller", "statefulset-controller", "daemonset-controller", "job-controller",
   "disruption-controller", "endpoints-controller", "endpointslice-controller",
   "node-lifecycle-controller", "pod-garbage-collector-controller",
+  // Storage for CollaSet claims: static PVs bound to claims, and claims and PVs kept while in use.
+  "persistentvolume-binder-controller", "persistentvolumeclaim-protection-controller", "persistentvolume-protection-controller",
 ];
 
 /** Builds the binary when this machine has not built this version yet, and returns its path. */
