@@ -209,8 +209,10 @@ describe("the chart's ServiceAccount", () => {
     expect(events.map((event) => event.reason).sort()).toEqual(["Released", "RevisionCreated", "RevisionCreated", "RevisionRolledBack", "UpdateBlocked"]);
     expect(new Set(events.map((event) => event.source?.component))).toEqual(new Set(["pod-decorator"]));
 
-    // The CollaSet controller: pods created, a decoration rolled out to them by recreation
-    // (dry run, recreate finalizer, delete, replacement, release), scaled in, status written.
+    // The CollaSet controller: pods created, each after its claim, a decoration rolled out to
+    // them by recreation (dry run, recreate finalizer, delete, replacement, release), scaled in
+    // (a claim deleted), status written; deleted under whenDeleted Retain (its finalizer added
+    // and removed, its claim let go).
     const collaSets = { ...GROUP, plural: "collasets" };
     await custom.createNamespacedCustomObject({
       ...collaSets,
@@ -219,9 +221,16 @@ describe("the chart's ServiceAccount", () => {
         apiVersion: "apps.kusionstack.io/v1alpha1",
         kind: "CollaSet",
         metadata: { name: "cls" },
-        spec: { replicas: 2, selector: { matchLabels: { app: "cls" } }, template: { metadata: { labels: { app: "cls" } }, spec: { containers: [{ name: "app", image: "app:1" }] } } },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: "cls" } },
+          template: { metadata: { labels: { app: "cls" } }, spec: { containers: [{ name: "app", image: "app:1" }] } },
+          volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Mi" } } } }],
+          scaleStrategy: { persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain" } },
+        },
       },
     });
+    const clsClaims = async () => (await core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: "app=cls" })).items.filter((claim) => claim.metadata?.deletionTimestamp === undefined);
     const clsPods = async () => (await core.listNamespacedPod({ namespace, labelSelector: "app=cls" })).items;
     const first2 = await eventually(async () => {
       const items = await clsPods();
@@ -238,6 +247,13 @@ describe("the chart's ServiceAccount", () => {
       const cls = (await custom.getNamespacedCustomObject({ ...collaSets, namespace, name: "cls" })) as { status?: { replicas?: number } };
       return (await clsPods()).length === 1 && cls.status?.replicas === 1 ? true : undefined;
     }, 30_000, "the scale-in and its status");
+    await eventually(async () => ((await clsClaims()).length === 1 ? true : undefined), 30_000, "the scaled-in instance's claim deleted");
+    await custom.deleteNamespacedCustomObject({ ...collaSets, namespace, name: "cls" });
+    await eventually(async () => {
+      const left = await clsClaims();
+      const gone = await custom.getNamespacedCustomObject({ ...collaSets, namespace, name: "cls" }).then(() => false, () => true);
+      return gone && left.length === 1 && (left[0]!.metadata?.ownerReferences ?? []).length === 0 ? true : undefined;
+    }, 30_000, "the CollaSet gone and its claim retained without owner");
 
     // What serve did, as the API server audited it, against what the chart grants.
     expect(await release.operator.stop()).toBe(0);
