@@ -72,7 +72,7 @@ describe("traffic-safe updates on the real node", () => {
     for (const [ip, pod] of figures.pods) expect(pod.readyAtSpecChange, `${ip}: still Ready, so listed ready, when its sidecar's image changed`).toBe(true);
   });
 
-  test("a protection finalizer holds the update back until it is released; the wait is reported", async ({ namespace }) => {
+  test("a protection finalizer holds the update back until it is released; the wait is reported; the operation lasts until the finalizer the pod's available-conditions expect is back", async ({ namespace }) => {
     await ensureOperatorNamespace();
     const operator = await startOperator({ args: ["--lifecycle-drain-delay=1s", "--lifecycle-stuck-after=3s"] });
     const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
@@ -81,7 +81,12 @@ describe("traffic-safe updates on the real node", () => {
       const pod = watch.pods()[0]!;
       const name = pod.metadata!.name!;
       const finalizer = "prot.podopslifecycle.kusionstack.io/test-traffic";
-      await kubectl(["patch", "pod", name, "-n", namespace, "--type=json", "-p", JSON.stringify([{ op: "add", path: "/metadata/finalizers", value: [finalizer] }])]);
+      // A traffic controller's finalizer, and (kube-api's PodAvailableConditions) the finalizer that says the pod is back in its rotation.
+      const expected = JSON.stringify({ expectedFinalizers: { [`Service/${namespace}/web`]: finalizer } });
+      await kubectl(["patch", "pod", name, "-n", namespace, "--type=json", "-p", JSON.stringify([
+        { op: "add", path: "/metadata/finalizers", value: [finalizer] },
+        { op: "add", path: `/metadata/annotations`, value: { ...watch.get(name)?.metadata?.annotations, "pod.kusionstack.io/available-conditions": expected } },
+      ])]);
       await apply(collaSetYaml(namespace, { replicas: 1, image: testImage("app", "2") }));
       // Out of traffic, and held: the status says by what.
       await watch.waitFor(() => (watch.get(name)?.status?.conditions?.some((c) => c.type === GATE && c.status === "False") ? true : undefined), 60_000, "the gate's condition False");
@@ -96,13 +101,30 @@ describe("traffic-safe updates on the real node", () => {
       expect(events.items.some((event) => event.message?.includes(finalizer))).toBe(true);
 
       await kubectl(["patch", "pod", name, "-n", namespace, "--type=json", "-p", JSON.stringify([{ op: "remove", path: "/metadata/finalizers" }])]);
-      const done = await watch.waitFor(() => {
+      // Updated in place and running, but the finalizer traffic is expected to put back is not:
+      // the operation (out of traffic) lasts, and the pod does not count as available.
+      const operated = await watch.waitFor(() => {
         const current = watch.get(name);
         const app = current?.status?.containerStatuses?.find((c) => c.name === "app");
-        const labels = Object.keys(current?.metadata?.labels ?? {}).filter((key) => key.includes("podopslifecycle.kusionstack.io"));
-        return app?.image === testImage("app", "2") && app.ready && labels.length === 0 && current?.status?.conditions?.some((c) => c.type === GATE && c.status === "True") ? current : undefined;
-      }, 120_000, "the update in place, back in traffic");
+        return app?.image === testImage("app", "2") && app.ready && current?.metadata?.labels?.["operated.podopslifecycle.kusionstack.io/collaset"] !== undefined ? current : undefined;
+      }, 120_000, "the update in place, operated");
+      expect(operated.metadata!.uid).toBe(pod.metadata!.uid);
+      await eventually(async () => ((await collaSetStatus(namespace)).conditions?.find((c) => c.type === "ReplicaFailure")?.message?.includes("available-conditions") === true ? true : undefined), 60_000, "the CollaSet to report the expected finalizer it waits for");
+      const waiting = watch.get(name)!;
+      expect(waiting.status!.conditions!.find((c) => c.type === GATE)!.status).toBe("False");
+      expect(waiting.metadata!.labels!["podopslifecycle.kusionstack.io/service-available"]).toBeUndefined();
+      expect((await collaSetStatus(namespace)).availableReplicas ?? 0).toBe(0);
+
+      // Traffic takes it back: the operation ends, the pod is in service and service-available.
+      await kubectl(["patch", "pod", name, "-n", namespace, "--type=json", "-p", JSON.stringify([{ op: "add", path: "/metadata/finalizers", value: [finalizer] }])]);
+      const done = await watch.waitFor(() => {
+        const current = watch.get(name);
+        const labels = Object.keys(current?.metadata?.labels ?? {}).filter((key) => key.endsWith(".podopslifecycle.kusionstack.io/collaset"));
+        return labels.length === 0 && current?.metadata?.labels?.["podopslifecycle.kusionstack.io/service-available"] !== undefined && current.status?.conditions?.some((c) => c.type === GATE && c.status === "True") ? current : undefined;
+      }, 120_000, "the operation to end once the expected finalizer is back");
       expect(done.metadata!.uid).toBe(pod.metadata!.uid);
+      await eventually(async () => ((await collaSetStatus(namespace)).availableReplicas === 1 ? true : undefined), 60_000, "the CollaSet to count the pod available");
+      await kubectl(["patch", "pod", name, "-n", namespace, "--type=json", "-p", JSON.stringify([{ op: "remove", path: "/metadata/finalizers" }])]);
     } finally {
       await watch.stop();
       expect(await operator.stop()).toBe(0);

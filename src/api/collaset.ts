@@ -19,14 +19,14 @@ import { kindObjectSchema, kindValidator } from "./kind-envelope.ts";
 
 export const COLLASET_PLURAL = "collasets";
 
-// KusionStack spells it ReCreate and has added Replace (create the new pod first); both are
-// accepted so its manifests apply unchanged, and both recreate here (see recreatesAlways).
+// KusionStack spells it ReCreate (accepted, as Recreate); Replace makes a surge pod of the new
+// revision first and removes the pod once that one serves (controller/collaset/replace-plan.ts).
 export const POD_UPGRADE_POLICIES = ["Recreate", "InPlaceIfPossible", "InPlaceOnly", "ReCreate", "Replace"] as const;
 export type PodUpgradePolicy = (typeof POD_UPGRADE_POLICIES)[number];
 
 /** Policies under which every update recreates the pod, even one that could be made in place. */
 export function recreatesAlways(policy: PodUpgradePolicy): boolean {
-  return policy === "Recreate" || policy === "ReCreate" || policy === "Replace";
+  return policy === "Recreate" || policy === "ReCreate";
 }
 export const PVC_RETENTION_POLICIES = ["Retain", "Delete"] as const;
 
@@ -49,7 +49,7 @@ export const CollaSetSpecSchema = Type.Object({
     }, { default: {} })),
     podUpgradePolicy: Type.Optional(StringEnum(POD_UPGRADE_POLICIES, {
       default: "InPlaceIfPossible",
-      description: "InPlaceIfPossible updates images and metadata in place and recreates otherwise; InPlaceOnly never recreates; Recreate (KusionStack's ReCreate, and Replace) always recreates.",
+      description: "InPlaceIfPossible updates images and metadata in place and recreates otherwise; InPlaceOnly never recreates; Recreate (KusionStack's ReCreate) always recreates; Replace makes a pod of the new revision first and deletes the old one once the new one serves.",
     })),
     operationDelaySeconds: Type.Optional(Type.Integer({ minimum: 0 })),
   }, { default: {} })),

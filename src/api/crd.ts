@@ -4,7 +4,8 @@
 // rather than emitting a CRD the API server would refuse.
 import type { TSchema } from "typebox";
 import { COLLASET_PLURAL, CollaSetSpecSchema, CollaSetStatusSchema } from "./collaset.ts";
-import { COLLASET_KIND, GROUP, POD_DECORATION_KIND, VERSION } from "./group.ts";
+import { COLLASET_KIND, GROUP, POD_DECORATION_KIND, RESOURCE_CONTEXT_KIND, VERSION } from "./group.ts";
+import { RESOURCE_CONTEXT_PLURAL, ResourceContextSpecSchema } from "./resource-context.ts";
 import { POD_DECORATION_PLURAL, PodDecorationSpecSchema, PodDecorationStatusSchema } from "./poddecoration.ts";
 
 /** An OpenAPI v3 schema as CRDs accept it (apiextensions.k8s.io/v1 JSONSchemaProps). */
@@ -30,7 +31,7 @@ export interface CustomResourceDefinition {
       served: boolean;
       storage: boolean;
       schema: { openAPIV3Schema: JsonSchemaProps };
-      subresources: { status: Record<string, never>; scale?: { specReplicasPath: string; statusReplicasPath: string } };
+      subresources?: { status: Record<string, never>; scale?: { specReplicasPath: string; statusReplicasPath: string } };
       additionalPrinterColumns: PrinterColumn[];
     }[];
   };
@@ -83,7 +84,8 @@ function convert(node: JsonSchemaProps, path: string): JsonSchemaProps {
   return result;
 }
 
-function rootSchema(description: string, spec: TSchema, status: TSchema, kind: string): JsonSchemaProps {
+/** `status` undefined: a kind without status (ResourceContext, as kuperator serves it). */
+function rootSchema(description: string, spec: TSchema, status: TSchema | undefined, kind: string): JsonSchemaProps {
   return {
     type: "object",
     description,
@@ -93,7 +95,7 @@ function rootSchema(description: string, spec: TSchema, status: TSchema, kind: s
       // The API server owns metadata's schema; a CRD may only constrain name and generateName.
       metadata: { type: "object" },
       spec: toStructuralSchema(spec, `${kind}.spec`),
-      status: toStructuralSchema(status, `${kind}.status`),
+      ...(status === undefined ? {} : { status: toStructuralSchema(status, `${kind}.status`) }),
     },
     required: ["spec"],
   };
@@ -174,7 +176,35 @@ export function collaSetDefinition(): CustomResourceDefinition {
   };
 }
 
+/** kuperator's ResourceContext, served here so its readers find the instance ids where kuperator records them. */
+export function resourceContextDefinition(): CustomResourceDefinition {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${RESOURCE_CONTEXT_PLURAL}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: { kind: RESOURCE_CONTEXT_KIND, listKind: `${RESOURCE_CONTEXT_KIND}List`, plural: RESOURCE_CONTEXT_PLURAL, singular: "resourcecontext", shortNames: ["rc"] },
+      scope: "Namespaced",
+      versions: [{
+        name: VERSION,
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: rootSchema(
+            "ResourceContext records the instance ids of CollaSets' pods (one entry per id, its owner under data.Owner); CollaSets naming it in scaleStrategy.context take ids from one pool.",
+            ResourceContextSpecSchema,
+            undefined,
+            RESOURCE_CONTEXT_KIND,
+          ),
+        },
+        additionalPrinterColumns: [AGE],
+      }],
+    },
+  };
+}
+
 /** Every CRD this project serves, in a stable order. */
 export function customResourceDefinitions(): CustomResourceDefinition[] {
-  return [collaSetDefinition(), podDecorationDefinition()];
+  return [collaSetDefinition(), podDecorationDefinition(), resourceContextDefinition()];
 }

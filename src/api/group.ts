@@ -1,4 +1,4 @@
-// The API group both kinds are served under: KusionStack's, so its manifests apply unchanged.
+// The API group our kinds are served under: KusionStack's, so its manifests apply unchanged.
 // The one definition of the group, its version and the kinds; everything else imports these.
 export const GROUP = "apps.kusionstack.io";
 export const VERSION = "v1alpha1";
@@ -6,6 +6,7 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
 
 export const COLLASET_KIND = "CollaSet";
 export const POD_DECORATION_KIND = "PodDecoration";
+export const RESOURCE_CONTEXT_KIND = "ResourceContext";
 
 /** Whether an apiVersion (`group/version`) is of our group, at any version. */
 export function isOurGroup(apiVersion: string | undefined): boolean {

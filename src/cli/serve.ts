@@ -33,6 +33,7 @@ import { loadKubeConfig } from "../kube/kubeconfig.ts";
 import { namespacedKey, type ControllerRevision, type Namespace, type PersistentVolumeClaim, type Pod } from "../kube/objects.ts";
 import { admissionScope } from "../decoration/admission-scope.ts";
 import { resources } from "../kube/resources.ts";
+import type { CachedResourceContext } from "../controller/collaset/resource-context.ts";
 import { COLLASET_NAME_LABEL } from "../revision/collaset-revision-data.ts";
 import { POD_DECORATION_NAME_LABEL } from "../revision/controller-revision.ts";
 import { admissionHandlers } from "../webhook/admission-handlers.ts";
@@ -228,6 +229,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const collaSets = informers.forResource<CachedCollaSet>(resources.collaSets);
   const collaSetRevisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: COLLASET_NAME_LABEL });
   const claims = informers.forResource<PersistentVolumeClaim>(resources.persistentVolumeClaims);
+  const resourceContexts = informers.forResource<CachedResourceContext>(resources.resourceContexts);
   // Only what the pod webhook's namespaceSelector reads: a namespace's name and labels.
   const namespaces = informers.forResource<Namespace>(resources.namespaces, {}, { transform: (namespace) => ({ metadata: { name: namespace.metadata?.name, labels: namespace.metadata?.labels, resourceVersion: namespace.metadata?.resourceVersion } }) });
   informers.start(leadership);
@@ -253,7 +255,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const decorationSource = cachedDecorationSource(dependencies.decorations.cache, dependencies.revisions.cache);
   const lifecycle = dependencies.options.podOpsLifecycle ? { lifecycle: { drainDelayMs: dependencies.options.lifecycleDrainDelayMs, stuckAfterMs: dependencies.options.lifecycleStuckAfterMs } } : {};
   const collaSetsController = collaSetController({
-    informers: { collaSets, revisions: collaSetRevisions, pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions, claims },
+    informers: { collaSets, revisions: collaSetRevisions, pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions, claims, resourceContexts },
     decorationSource,
     client,
     events,

@@ -1,5 +1,6 @@
 // apps.kusionstack.io/v1alpha1 access: PodDecorations and CollaSets, with their status
-// subresource. The shapes belong to src/api; here they are any object with metadata.
+// subresource, and ResourceContexts (no status). The shapes belong to src/api; here they are any
+// object with metadata.
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import type { KubeObject } from "./objects.ts";
 import { resourceClient, statusClient, type ResourceClient, type StatusClient } from "./resource-client.ts";
@@ -11,6 +12,7 @@ export type CustomResourceClient<T extends KubeObject> = ResourceClient<T> & Sta
 export interface KusionClient<PodDecoration extends KubeObject = KubeObject, CollaSet extends KubeObject = KubeObject> {
   podDecorations: CustomResourceClient<PodDecoration>;
   collaSets: CustomResourceClient<CollaSet>;
+  resourceContexts: ResourceClient<KubeObject>;
 }
 
 /** A typed client for any namespaced custom resource. */
@@ -42,5 +44,6 @@ export function kusionClient<PodDecoration extends KubeObject = KubeObject, Coll
   return {
     podDecorations: customResourceClient<PodDecoration>(api, resources.podDecorations),
     collaSets: customResourceClient<CollaSet>(api, resources.collaSets),
+    resourceContexts: customResourceClient<KubeObject>(api, resources.resourceContexts),
   };
 }

@@ -45,7 +45,7 @@ describe("generated CRDs", () => {
       const committed = readFileSync(new URL(`../../config/crd/${file.fileName}`, import.meta.url), "utf8");
       expect(committed, file.fileName).toBe(file.text);
     }
-    expect(crdFiles().map((file) => file.fileName)).toEqual(["apps.kusionstack.io_collasets.yaml", "apps.kusionstack.io_poddecorations.yaml"]);
+    expect(crdFiles().map((file) => file.fileName)).toEqual(["apps.kusionstack.io_collasets.yaml", "apps.kusionstack.io_poddecorations.yaml", "apps.kusionstack.io_resourcecontexts.yaml"]);
   });
 
   it("are copied unchanged into the Helm chart's crds/ (run `make crds`)", () => {
@@ -70,7 +70,7 @@ describe("generated CRDs", () => {
     expect(crd.spec.names).toEqual({ kind: "PodDecoration", listKind: "PodDecorationList", plural: "poddecorations", singular: "poddecoration", shortNames: ["pd"] });
     expect(crd.spec.scope).toBe("Namespaced");
     expect(crd.spec.versions.map((version) => [version.name, version.served, version.storage])).toEqual([["v1alpha1", true, true]]);
-    expect(crd.spec.versions[0]?.subresources.status).toEqual({});
+    expect(crd.spec.versions[0]?.subresources?.status).toEqual({});
     expect(crd.spec.versions[0]?.additionalPrinterColumns.map((column) => [column.name, column.jsonPath])).toEqual([
       ["MATCHED", ".status.matchedPods"],
       ["INJECTED", ".status.injectedPods"],
@@ -80,6 +80,14 @@ describe("generated CRDs", () => {
       ["UPDATED_REVISION", ".status.updatedRevision"],
       ["AGE", ".metadata.creationTimestamp"],
     ]);
+  });
+
+  it("names and scopes ResourceContext as kuperator does: no status, contexts of ids with string data", () => {
+    const crd = definition("resourcecontexts");
+    expect(crd.metadata.name).toBe("resourcecontexts.apps.kusionstack.io");
+    expect(crd.spec.names).toEqual({ kind: "ResourceContext", listKind: "ResourceContextList", plural: "resourcecontexts", singular: "resourcecontext", shortNames: ["rc"] });
+    expect(crd.spec.versions[0]?.subresources).toBeUndefined();
+    expect(schemaAt(crd, "spec.contexts")).toMatchObject({ type: "array", items: { type: "object", required: ["id"], properties: { id: { type: "integer" }, data: { type: "object", additionalProperties: { type: "string" } } } } });
   });
 
   it("carries PodDecoration's enums, defaults and minimums, and the KusionStack spec.weight", () => {

@@ -15,6 +15,8 @@ import { serverDryRun } from "../../kube/server-dry-run.ts";
 import { collaSetKeyOfPod, collaSetKeysForDecoration, collaSetKeysForForeignPod } from "./mappers.ts";
 import { CollaSetReconciler, type CachedCollaSet } from "./reconciler.ts";
 import { ClaimWrites } from "./claim-writes.ts";
+import { ContextWrites } from "./context-writes.ts";
+import type { CachedResourceContext } from "./resource-context.ts";
 import { PVC_TEMPLATE_HASH_LABEL } from "./claims.ts";
 
 type CachedDecoration = PodDecoration & KubeObject;
@@ -29,6 +31,8 @@ export interface CollaSetControllerOptions extends ControllerWiring {
     decorationRevisions: Informer<ControllerRevision>;
     /** PersistentVolumeClaims: those the CollaSets own, and those left for one to adopt. */
     claims: Informer<PersistentVolumeClaim>;
+    /** Where instance ids are recorded (kuperator's ResourceContext). */
+    resourceContexts: Informer<CachedResourceContext>;
   };
   decorationSource: DecorationSource;
   client: KubeClient<KubeObject, CachedCollaSet>;
@@ -36,7 +40,7 @@ export interface CollaSetControllerOptions extends ControllerWiring {
 }
 
 export function collaSetController(options: CollaSetControllerOptions): Controller {
-  const { collaSets, revisions, pods, decorations, decorationRevisions, claims } = options.informers;
+  const { collaSets, revisions, pods, decorations, decorationRevisions, claims, resourceContexts } = options.informers;
   const expectations = new Expectations({ clock: options.clock });
   const reconciler = new CollaSetReconciler({
     collaSets: collaSets.cache,
@@ -49,6 +53,7 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
     expectations,
     clock: options.clock,
     logger: options.logger.child({ controller: "collaset" }),
+    contexts: new ContextWrites({ contexts: resourceContexts.cache, client: options.client.kusion.resourceContexts, expectations }),
     claims: new ClaimWrites({
       claims: claims.cache,
       client: { claims: options.client.core.persistentVolumeClaims, collaSets: options.client.kusion.collaSets },
@@ -62,7 +67,7 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
     ...options,
     name: "collaset",
     reconcile: reconciler.reconcile,
-    caches: [collaSets, revisions, pods, decorations, decorationRevisions, claims],
+    caches: [collaSets, revisions, pods, decorations, decorationRevisions, claims, resourceContexts],
   });
   enqueueObjects(controller, collaSets);
   const enqueueAll = (keys: Iterable<string>) => {

@@ -12,6 +12,14 @@ export const TEMPLATE_REVISION_LABEL = "controller-revision-hash";
 export const TO_DELETE_LABEL = "collaset.kusionstack.io/to-delete";
 /** kube-api's CollaSetUpdateIndicateLabelKey: with rollingUpdate.byLabel, only pods carrying it take a new template revision. */
 export const UPDATE_INCLUDED_LABEL = "collaset.kusionstack.io/update-included";
+/** kube-api's PodReplaceIndicationLabelKey: any value asks for a surge pod first, then the pod's removal. */
+export const TO_REPLACE_LABEL = "collaset.kusionstack.io/to-replace";
+/** kube-api's PodReplaceByReplaceUpdateLabelKey: the template revision a replace asked by podUpgradePolicy Replace makes. */
+export const REPLACED_BY_UPDATE_LABEL = "collaset.kusionstack.io/replaced-by-replace-update";
+/** kube-api's PodReplacePairOriginName, on the surge pod: the name of the pod it replaces. */
+export const PAIR_ORIGIN_NAME_LABEL = "collaset.kusionstack.io/replace-pair-origin-name";
+/** kube-api's PodReplacePairNewId, on the pod being replaced: the instance id of its surge pod. */
+export const PAIR_NEW_ID_LABEL = "collaset.kusionstack.io/replace-pair-new-id";
 /**
  * Holds a pod deleted for recreation until its replacement exists, so the decisions it carries
  * (the decoration revisions a held-back pod keeps) survive a controller restart in between.

@@ -27,6 +27,7 @@ import type { Expectations } from "../runtime/expectations.ts";
 import type { DryRunCreate } from "../../kube/server-dry-run.ts";
 import type { Evictions } from "../eviction.ts";
 import { writeUpdateStep, type StepWriter } from "../update-step-writes.ts";
+import { labelOperations } from "../label-patch.ts";
 import { decorationTargets } from "../decoration-targets.ts";
 import { INSTANCE_ID_LABEL, RECREATE_FINALIZER, templateRevisionOf } from "./pod-state.ts";
 import { isTerminating } from "../pod-availability.ts";
@@ -34,6 +35,7 @@ import type { RevisionSources } from "./slot-pod.ts";
 import { desiredCollaSetStatus } from "./status.ts";
 import { planSync, type Action } from "./sync-plan.ts";
 import type { ClaimWrites } from "./claim-writes.ts";
+import type { ContextWrites } from "./context-writes.ts";
 
 export type CachedCollaSet = CollaSet & KubeObject;
 
@@ -60,6 +62,8 @@ export interface CollaSetReconcilerOptions {
   evictions: Evictions;
   /** The CollaSet's PersistentVolumeClaims (volumeClaimTemplates). */
   claims: ClaimWrites;
+  /** The ResourceContext its instance ids are recorded in. */
+  contexts: ContextWrites;
   /** PodOpsLifecycle before each update (absent: off). */
   lifecycle?: LifecycleOptions;
 }
@@ -92,6 +96,7 @@ export class CollaSetReconciler {
       this.#options.expectations.forget(key);
       await this.#releaseAll(namespace, name, cached?.metadata.uid);
       if (cached !== undefined) await this.#options.claims.reclaim(cached);
+      await this.#options.contexts.release(key, namespace, name);
       return undefined;
     }
     const errors = validateCollaSet(cached);
@@ -126,6 +131,8 @@ export class CollaSetReconciler {
       updatedRevision: stored.name,
       currentRevision: cached.status?.currentRevision,
       pods,
+      nowMs: this.#options.clock.now(),
+      reservedIds: this.#options.contexts.reservedIds(collaSet),
       sources,
       ...(this.#options.lifecycle === undefined ? {} : { lifecycle: { nowMs: this.#options.clock.now(), ...this.#options.lifecycle } }),
       decorationTargets: (slots) =>
@@ -142,7 +149,17 @@ export class CollaSetReconciler {
     if (plan.waiting.length > 0) this.#options.logger.debug({ key, reason: `waiting for revisions: ${plan.waiting.join("; ")}` });
     for (const message of plan.stuck) this.#options.events.record(cached, "Warning", "LifecycleStuck", message);
     if (this.#options.evictions.size > 0) this.#options.evictions.retain(this.#options.pods.list().map((pod) => pod.metadata?.uid ?? ""));
-    const failures = await this.#execute(key, cached, plan.actions);
+    // The ids are recorded before a pod takes a new one; until they are, no pod is created.
+    const creates = plan.actions.flatMap((action) => (action.kind === "create" ? [{ instanceId: action.instanceId, pod: action.pod as Pod }] : []));
+    let actions = plan.actions;
+    const failures: Error[] = [];
+    try {
+      await this.#options.contexts.record(key, collaSet, pods, creates);
+    } catch (error) {
+      if (!isLostRace(error)) failures.push(new WriteFailed(`recording instance ids in ResourceContext: ${statusMessage(error)}`, { cause: error }));
+      actions = actions.filter((action) => action.kind !== "create");
+    }
+    failures.push(...(await this.#execute(key, cached, actions)));
     failures.push(...(await this.#options.claims.sync(key, cached, pods)));
     const refused = failures.find((failure) => failure instanceof Refused);
     const retryable = failures.find((failure) => !(failure instanceof Refused));
@@ -208,7 +225,8 @@ export class CollaSetReconciler {
         }
         const { namespace = "", name = "" } = created.metadata ?? {};
         expectations.expect(key, () => this.#options.pods.get(namespace, name) !== undefined);
-        events.record(collaSet, "Normal", "SuccessfulCreate", `created pod ${name} (instance ${action.instanceId})${action.replacing === undefined ? "" : ` to replace ${action.replacing.metadata?.name ?? ""}`}`);
+        const replaces = action.replacing ?? action.surgeFor;
+        events.record(collaSet, "Normal", "SuccessfulCreate", `created pod ${name} (instance ${action.instanceId})${replaces === undefined ? "" : ` to replace ${replaces.metadata?.name ?? ""}`}`);
         return;
       }
       case "delete": {
@@ -227,6 +245,13 @@ export class CollaSetReconciler {
         await client.jsonPatch(namespace, name, operations);
         expectations.expect(key, () => this.#options.pods.get(namespace, name)?.metadata?.resourceVersion !== resourceVersion);
         events.record(collaSet, "Normal", "InstanceIdAssigned", `pod ${name} is instance ${action.instanceId}`);
+        return;
+      }
+      case "relabel": {
+        const { namespace = "", name = "", resourceVersion } = action.pod.metadata ?? {};
+        await client.jsonPatch(namespace, name, labelOperations(action.pod, action.set, action.remove));
+        expectations.expect(key, () => this.#options.pods.get(namespace, name)?.metadata?.resourceVersion !== resourceVersion);
+        events.record(collaSet, "Normal", "Relabelled", `pod ${name}: ${action.reason}`);
         return;
       }
       case "release": {
@@ -361,6 +386,8 @@ function describe(action: Action): string {
       return `labelling pod ${pod} as instance ${action.instanceId}`;
     case "release":
       return `releasing pod ${pod}`;
+    case "relabel":
+      return `labelling pod ${pod}: ${action.reason}`;
     case "recreate":
       return `recreating pod ${pod}`;
     case "in-place":

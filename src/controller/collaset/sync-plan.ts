@@ -12,19 +12,24 @@ import { runningRevisions } from "../../decoration/running-revisions.ts";
 import { partitionTargets } from "../../decoration/rollout.ts";
 import type { Slot } from "../decoration-targets.ts";
 import { operationInProgress, orderForUpdate, planUpdateSteps, type LifecycleSettings, type PodChange, type UpdateStep } from "../update-steps.ts";
-import { instanceIdOf, isAwaitingReplacement, isReady, INSTANCE_ID_LABEL, templateRevisionOf, TO_DELETE_LABEL, UPDATE_INCLUDED_LABEL } from "./pod-state.ts";
+import { instanceIdOf, isAwaitingReplacement, isReady, INSTANCE_ID_LABEL, PAIR_ORIGIN_NAME_LABEL, REPLACED_BY_UPDATE_LABEL, templateRevisionOf, TO_DELETE_LABEL, TO_REPLACE_LABEL, UPDATE_INCLUDED_LABEL } from "./pod-state.ts";
+import { asksForReplace, pairLabelChanges, replacePairs, replaceStep } from "./replace-plan.ts";
+import { lifecycleTime } from "../lifecycle/pod-ops-lifecycle.ts";
 import { isAvailable, isTerminating } from "../pod-availability.ts";
 import { podUpdate } from "../pod-update.ts";
 import { sameRevisions, slotPod, type PodRevisions, type RevisionSources } from "./slot-pod.ts";
 
 export type Action = UpdateStep<
-  | { kind: "create"; instanceId: number; pod: Pod; replacing?: LivePod }
+  /** `replacing`: the pod deleted for recreation it stands in for; `surgeFor`: the pod it replaces (to-replace). */
+  | { kind: "create"; instanceId: number; pod: Pod; replacing?: LivePod; surgeFor?: LivePod }
   | { kind: "delete"; pod: LivePod; reason: string }
   /** Gives an owned pod without a usable instance id (made by hand, or a duplicate) a free one. */
   | { kind: "label"; pod: LivePod; instanceId: number }
   | { kind: "recreate"; pod: LivePod; replacement: Pod; reason: string }
   /** Lets a pod deleted for recreation go: its replacement exists, or it is not needed. */
   | { kind: "release"; pod: LivePod }
+  /** kuperator's operation labels: a replace asked for by an update, and a replace pair's names. */
+  | { kind: "relabel"; pod: LivePod; set: Record<string, string>; remove: string[]; reason: string }
 >;
 
 export interface SyncPlan {
@@ -51,6 +56,10 @@ export interface SyncInput {
   /** Decoration targets for the slots (see decoration-targets.ts). */
   decorationTargets(slots: readonly Slot[]): Map<string, Map<string, string>>;
   lifecycle?: LifecycleSettings;
+  /** Now, for the time labels kuperator's operation labels carry. */
+  nowMs: number;
+  /** Instance ids other CollaSets hold in a shared ResourceContext (scaleStrategy.context). */
+  reservedIds?: ReadonlySet<number>;
 }
 
 interface PlannedSlot {
@@ -78,7 +87,7 @@ export function planSync(input: SyncInput): SyncPlan {
 
   const live = new Map<number, LivePod>();
   const replacing = new Map<number, LivePod>();
-  const occupied = new Set<number>(input.pods.map(instanceIdOf).filter((id) => id !== undefined));
+  const occupied = new Set<number>([...input.pods.map(instanceIdOf).filter((id) => id !== undefined), ...(input.reservedIds ?? [])]);
   const unlabelled: LivePod[] = [];
   for (const pod of [...input.pods].sort(byPreference)) {
     const id = instanceIdOf(pod);
@@ -102,21 +111,32 @@ export function planSync(input: SyncInput): SyncPlan {
     }
   }
 
+  // A surge pod (to-replace) stands in for its origin's slot until the origin goes.
+  const pairs = replacePairs(live);
+  const deleteSlotPod = (id: number, pod: LivePod, reason: string) => {
+    actions.push({ kind: "delete", pod, reason });
+    const surge = pairs.surgeOf.get(id);
+    if (surge !== undefined) actions.push({ kind: "delete", pod: surge, reason: `the pod it replaces, ${pod.metadata?.name ?? ""}, is deleted` });
+  };
+
   // Scaling: podToDelete and the to-delete label first (while replicas stays, new pods take their
-  // places), then the highest instance ids; new pods take the smallest free ids.
-  const ids = new Set([...live.keys(), ...replacing.keys()]);
+  // places), then the highest instance ids; new pods take the smallest free ids. A surge pod named
+  // for deletion goes once its replace is over (as kuperator waits for it).
+  const ids = new Set([...[...live.keys()].filter((id) => !pairs.surgeIds.has(id)), ...replacing.keys()]);
   const replicas = collaSet.spec.replicas ?? 0;
   if (!paused) {
     const toDelete = new Set(collaSet.spec.scaleStrategy?.podToDelete ?? []);
-    for (const [id, pod] of live) {
+    for (const id of ids) {
+      const pod = live.get(id);
+      if (pod === undefined) continue;
       const labelled = pod.metadata?.labels?.[TO_DELETE_LABEL] !== undefined;
       if (!labelled && !toDelete.has(pod.metadata?.name ?? "")) continue;
-      actions.push({ kind: "delete", pod, reason: labelled ? `it carries the label ${TO_DELETE_LABEL}` : "it is listed in scaleStrategy.podToDelete" });
+      deleteSlotPod(id, pod, labelled ? `it carries the label ${TO_DELETE_LABEL}` : "it is listed in scaleStrategy.podToDelete");
       ids.delete(id);
     }
     for (const id of [...ids].sort((a, b) => b - a).slice(0, Math.max(0, ids.size - replicas))) {
       const pod = live.get(id);
-      if (pod !== undefined) actions.push({ kind: "delete", pod, reason: `scaling in to ${replicas} replicas` });
+      if (pod !== undefined) deleteSlotPod(id, pod, `scaling in to ${replicas} replicas`);
       else actions.push({ kind: "release", pod: replacing.get(id)! });
       ids.delete(id);
     }
@@ -135,6 +155,7 @@ export function planSync(input: SyncInput): SyncPlan {
   }
   if (!paused) {
     for (const id of freeIds(occupied, replicas - slots.length)) {
+      occupied.add(id);
       slots.push({ instanceId: id, pod: undefined, kind: "new", slot: { name: `new pod ${id}`, labels: { ...templateLabels, [INSTANCE_ID_LABEL]: String(id) }, ready: false, current: new Map(), isNew: true } });
     }
   }
@@ -164,6 +185,57 @@ export function planSync(input: SyncInput): SyncPlan {
     if (pod === undefined) waiting.push(`instance ${planned.instanceId}: ${missingRevision(revisions)}`);
     else actions.push({ kind: "create", instanceId: planned.instanceId, pod, ...(planned.pod === undefined ? {} : { replacing: planned.pod }) });
   }
+  /** kuperator's replace for each slot's pod (replace-plan.ts), and the pair labels kept true. */
+  function planReplaces(): void {
+    const relabels = new Map<LivePod, { set: Record<string, string>; remove: string[]; reasons: string[] }>();
+    const relabel = (pod: LivePod, set: Record<string, string>, remove: string[], reason: string) => {
+      const entry = relabels.get(pod) ?? { set: {}, remove: [], reasons: [] };
+      Object.assign(entry.set, set);
+      entry.remove.push(...remove);
+      entry.reasons.push(reason);
+      relabels.set(pod, entry);
+    };
+    for (const [id, pod] of live) {
+      const changes = pairLabelChanges(pod, id, pairs);
+      if (changes !== undefined) relabel(pod, changes.set, changes.remove, "its replace pair changed");
+    }
+    for (const planned of slots) {
+      if (planned.kind !== "live") continue;
+      const origin = planned.pod!;
+      const revisions = desired(planned);
+      const step = replaceStep(origin, pairs.surgeOf.get(planned.instanceId), revisions.template);
+      const name = origin.metadata?.name ?? "";
+      switch (step.kind) {
+        case "none":
+          break;
+        case "create-surge": {
+          const [id] = freeIds(occupied, 1);
+          const surge = renderSlot(collaSet, id!, { template: step.template, decorations: revisions.decorations }, input.sources, blocked, `the pod to replace ${name}`, lifecycle !== undefined);
+          if (surge === null) break;
+          if (surge === undefined) {
+            waiting.push(`the pod to replace ${name}: ${missingRevision({ template: step.template, decorations: revisions.decorations })}`);
+            break;
+          }
+          occupied.add(id!);
+          surge.metadata!.labels![PAIR_ORIGIN_NAME_LABEL] = name;
+          actions.push({ kind: "create", instanceId: id!, pod: surge, surgeFor: origin });
+          break;
+        }
+        case "remove-origin":
+          actions.push({ kind: "delete", pod: origin, reason: `replaced by pod ${step.surge.metadata?.name ?? ""}, which serves` });
+          break;
+        case "remove-surge":
+          actions.push({ kind: "delete", pod: step.surge, reason: step.reason });
+          break;
+        case "retarget":
+          relabel(origin, { [REPLACED_BY_UPDATE_LABEL]: step.template }, [], `its replace now makes revision ${step.template}`);
+          break;
+      }
+    }
+    for (const [pod, { set, remove, reasons }] of relabels) actions.push({ kind: "relabel", pod, set, remove, reason: reasons.join("; ") });
+  }
+
+  if (!paused) planReplaces();
   const lifecycleSteps = (changes: PodChange<Action>[], maxUnavailable: number, unavailable: number) => {
     const planned = planUpdateSteps<Action>({ changes, pods: slots.flatMap((slot) => (slot.kind === "live" ? [slot.pod!] : [])), maxUnavailable, unavailable, lifecycle });
     actions.push(...planned.steps);
@@ -175,8 +247,11 @@ export function planSync(input: SyncInput): SyncPlan {
   };
   if (paused) return lifecycleSteps([], 0, 0);
 
-  // Updates within the budget; updating a pod that is unavailable anyway costs nothing.
+  // Updates within the budget; updating a pod that is unavailable anyway costs nothing. A pod being
+  // replaced is left to its replace; podUpgradePolicy Replace asks for one (a surge pod of the
+  // new revision first), as many at once as the budget allows surge pods not serving yet.
   const maxUnavailable = resolveMaxUnavailable(collaSet.spec.updateStrategy?.rollingUpdate?.maxUnavailable, replicas);
+  let surgeBudget = maxUnavailable - [...pairs.surgeOf.values()].filter((surge) => !isAvailable(surge)).length;
   const unavailable = slots.filter((planned) => planned.kind !== "live" || !isAvailable(planned.pod!)).length;
   const policy = collaSet.spec.updateStrategy?.podUpgradePolicy ?? "InPlaceIfPossible";
   const candidates = orderForUpdate(slots.filter((planned) => planned.kind === "live").map((planned) => ({ planned, pod: planned.pod!, available: isAvailable(planned.pod!) })));
@@ -184,7 +259,12 @@ export function planSync(input: SyncInput): SyncPlan {
   for (const { planned, pod, available } of candidates) {
     const target = desired(planned);
     const current: PodRevisions = { template: templateRevisionOf(pod) ?? "", decorations: planned.slot.current };
-    if (sameRevisions(current, target)) continue;
+    if (sameRevisions(current, target) || asksForReplace(pod) || pairs.surgeOf.has(planned.instanceId)) continue;
+    if (policy === "Replace") {
+      if (surgeBudget-- <= 0) continue;
+      actions.push({ kind: "relabel", pod, set: { [TO_REPLACE_LABEL]: lifecycleTime(input.nowMs), [REPLACED_BY_UPDATE_LABEL]: target.template }, remove: [], reason: "podUpgradePolicy is Replace" });
+      continue;
+    }
     // An operation in progress finishes before the pod is looked at again.
     if (lifecycle !== undefined && operationInProgress(pod)) continue;
     const to = renderSlot(collaSet, planned.instanceId, target, input.sources, blocked, `pod ${pod.metadata?.name ?? ""}`, lifecycle !== undefined);

@@ -8,21 +8,13 @@
 // labelled, and a rollout waits for one write per step. The gate's condition alone is written
 // guarded by the condition's position.
 import type { Pod } from "../../kube/objects.ts";
-import { pointerSegment, type JsonPatchOperation } from "../../kube/patch.ts";
+import type { JsonPatchOperation } from "../../kube/patch.ts";
+import { labelOperations } from "../label-patch.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
 import { formatTime } from "../../kube/timestamps.ts";
 import { lifecycleLabel, lifecycleTime, OPERATION_ID, operationLabels, OPERATION_TYPE, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE } from "./pod-ops-lifecycle.ts";
 
 export type LifecyclePods = Pick<ResourceClient<Pod>, "jsonPatch"> & Pick<StatusClient<Pod>, "jsonPatchStatus">;
-
-function labelOperations(pod: Pod, set: Record<string, string>, remove: readonly string[]): JsonPatchOperation[] {
-  const labels = pod.metadata?.labels;
-  const operations: JsonPatchOperation[] = [{ op: "test", path: "/metadata/resourceVersion", value: pod.metadata?.resourceVersion }];
-  if (labels === undefined) operations.push({ op: "add", path: "/metadata/labels", value: {} });
-  for (const key of remove) if (labels !== undefined && key in labels && !(key in set)) operations.push({ op: "remove", path: `/metadata/labels/${pointerSegment(key)}` });
-  for (const [key, value] of Object.entries(set)) operations.push({ op: "add", path: `/metadata/labels/${pointerSegment(key)}`, value });
-  return operations;
-}
 
 /**
  * The labels that start an update (operating, its type and permission, pre-checked, preparing),

@@ -21,9 +21,9 @@ describe("CollaSet controller wiring", () => {
     const config = new KubeConfig();
     config.loadFromOptions({ clusters: [{ name: "c", server: "https://127.0.0.1:1" }], users: [{ name: "u" }], contexts: [{ name: "x", cluster: "c", user: "u" }], currentContext: "x" });
     const controller = collaSetController({
-      informers: { collaSets: idleInformer("collasets"), revisions: idleInformer("revisions"), pods: idleInformer("pods"), decorations: idleInformer("decorations"), decorationRevisions: idleInformer("decoration-revisions"), claims: idleInformer("claims") },
+      informers: { collaSets: idleInformer("collasets"), revisions: idleInformer("revisions"), pods: idleInformer("pods"), decorations: idleInformer("decorations"), decorationRevisions: idleInformer("decoration-revisions"), claims: idleInformer("claims"), resourceContexts: idleInformer("resource-contexts") },
       decorationSource: { decorations: () => [], revisionData: () => undefined },
-      client: { config, kusion: { collaSets: {} }, core: { pods: {}, persistentVolumeClaims: {} }, apps: { controllerRevisions: {} } } as unknown as KubeClient<KubeObject, CachedCollaSet>,
+      client: { config, kusion: { collaSets: {}, resourceContexts: {} }, core: { pods: {}, persistentVolumeClaims: {} }, apps: { controllerRevisions: {} } } as unknown as KubeClient<KubeObject, CachedCollaSet>,
       events: {} as EventRecorder,
       clock,
       logger: pino({ level: "silent" }),

@@ -9,6 +9,8 @@ import type { CollaSet } from "../../../src/api/collaset.ts";
 import type { CachedCollaSet } from "../../../src/controller/collaset/reconciler.ts";
 import { CollaSetReconciler } from "../../../src/controller/collaset/reconciler.ts";
 import { Evictions } from "../../../src/controller/eviction.ts";
+import { ContextWrites } from "../../../src/controller/collaset/context-writes.ts";
+import type { CachedResourceContext } from "../../../src/controller/collaset/resource-context.ts";
 import { ClaimWrites } from "../../../src/controller/collaset/claim-writes.ts";
 import { FrozenCache } from "../frozen-cache.ts";
 import { Expectations } from "../../../src/controller/runtime/expectations.ts";
@@ -16,7 +18,7 @@ import { FakeClock } from "../fake-clock.ts";
 import { objectKey, type ControllerRevision, type KubeObject, type PersistentVolumeClaim, type Pod } from "../../../src/kube/objects.ts";
 import type { JsonPatchOperation } from "../../../src/kube/patch.ts";
 
-export type Write = "pods.create" | "pods.delete" | "pods.evict" | "pods.jsonPatch" | "pods.jsonPatchStatus" | "collaSets.jsonPatchStatus" | "collaSets.jsonPatch" | "claims.create" | "claims.delete" | "claims.jsonPatch";
+export type Write = "pods.create" | "pods.delete" | "pods.evict" | "pods.jsonPatch" | "pods.jsonPatchStatus" | "collaSets.jsonPatchStatus" | "collaSets.jsonPatch" | "claims.create" | "claims.delete" | "claims.jsonPatch" | "contexts.create" | "contexts.replace" | "contexts.delete";
 
 export function apiError(code: number, body: object): ApiException<string> {
   return new ApiException(code, "HTTP error", JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code, ...body }), {});
@@ -34,6 +36,7 @@ export class ReconcilerHarness {
   readonly pods = new FrozenCache<Pod>();
   readonly revisions = new FrozenCache<ControllerRevision>();
   readonly claims = new FrozenCache<PersistentVolumeClaim>();
+  readonly contexts = new FrozenCache<CachedResourceContext>();
   readonly events: { type: string; reason: string; message: string }[] = [];
   readonly writes: string[] = [];
   readonly reconciler: CollaSetReconciler;
@@ -91,6 +94,15 @@ export class ReconcilerHarness {
       clock: this.clock,
       logger: pino({ level: "silent" }),
       evictions: new Evictions({ clock: this.clock, client: { evict: (namespace, name) => this.#write("pods.evict", name, () => remove(namespace, name)) } }),
+      contexts: new ContextWrites({
+        contexts: this.contexts,
+        expectations,
+        client: {
+          create: (context) => this.#write("contexts.create", context.metadata?.name ?? "", () => stored(this.contexts, context as CachedResourceContext)),
+          replace: (context) => this.#write("contexts.replace", context.metadata?.name ?? "", () => stored(this.contexts, context as CachedResourceContext)),
+          delete: (namespace, name) => this.#write("contexts.delete", name, () => void this.contexts.delete(`${namespace}/${name}`)),
+        },
+      }),
       claims: new ClaimWrites({
         claims: this.claims,
         client: {

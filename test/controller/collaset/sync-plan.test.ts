@@ -23,6 +23,7 @@ interface PlanOptions {
 function plan(cls: CollaSet, pods: Pod[], options: PlanOptions = {}): SyncPlan {
   return planSync({
     collaSet: cls,
+    nowMs: 0,
     updatedRevision: options.updated ?? "web-r1",
     currentRevision: options.current,
     pods,
@@ -199,6 +200,7 @@ describe("planSync with the decorations' own rollouts", () => {
   const partitioned = podDecoration("logging", { updateStrategy: { rollingUpdate: { partition: 2 } } });
   function planWithDecoration(pods: Pod[]): SyncPlan {
     return planSync({
+      nowMs: 0,
       collaSet: collaSet({ updateStrategy: { rollingUpdate: { maxUnavailable: 3 } } }),
       updatedRevision: "web-r1",
       currentRevision: "web-r1",
@@ -220,11 +222,74 @@ describe("planSync with the decorations' own rollouts", () => {
 });
 
 describe("planSync: KusionStack's policy names", () => {
-  it("recreates under ReCreate and Replace, as under Recreate", () => {
-    for (const podUpgradePolicy of ["ReCreate", "Replace"] as const) {
-      const result = plan(collaSet({ updateStrategy: { podUpgradePolicy } }), [pod("a", { id: 0 }), pod("b", { id: 1 }), pod("c", { id: 2 })], { updated: "web-r2" });
-      expect(summary(result.actions)).toEqual(["recreate a"]);
-    }
+  it("recreates under ReCreate, as under Recreate", () => {
+    const result = plan(collaSet({ updateStrategy: { podUpgradePolicy: "ReCreate" } }), [pod("a", { id: 0 }), pod("b", { id: 1 }), pod("c", { id: 2 })], { updated: "web-r2" });
+    expect(summary(result.actions)).toEqual(["recreate a"]);
+  });
+});
+
+describe("planSync: replace (kube-api's to-replace label, podUpgradePolicy Replace)", () => {
+  const labelled = (name: string, id: number, labels: Record<string, string>, options: Parameters<typeof pod>[1] = {}) => {
+    const made = pod(name, { id, ...options });
+    Object.assign(made.metadata!.labels!, labels);
+    return made;
+  };
+  const TO_REPLACE = "collaset.kusionstack.io/to-replace";
+  const ORIGIN = "collaset.kusionstack.io/replace-pair-origin-name";
+  const NEW_ID = "collaset.kusionstack.io/replace-pair-new-id";
+  const BY_UPDATE = "collaset.kusionstack.io/replaced-by-replace-update";
+
+  it("makes a surge pod with an id of its own and the origin's name, of the origin's revision; scales nothing for it", () => {
+    const result = plan(collaSet({ replicas: 2 }), [labelled("a", 0, { [TO_REPLACE]: "true" }), pod("b", { id: 1 })]);
+    expect(summary(result.actions)).toEqual(["create 2"]);
+    const surge = createdPod(result.actions)!;
+    expect(surge.metadata?.labels).toMatchObject({ [ORIGIN]: "a", "collaset.kusionstack.io/instance-id": "2", "controller-revision-hash": "web-r1" });
+  });
+
+  it("labels the origin with its surge pod's id, deletes the origin once the surge pod serves, then clears the pair's labels", () => {
+    const origin = labelled("a", 0, { [TO_REPLACE]: "true" });
+    const starting = labelled("s", 2, { [ORIGIN]: "a" }, { ready: false });
+    const waiting = plan(collaSet({ replicas: 1 }), [origin, starting]);
+    expect(summary(waiting.actions)).toEqual(["relabel a"]);
+    expect(waiting.actions[0]).toMatchObject({ set: { [NEW_ID]: "2" }, remove: [] });
+
+    const serving = plan(collaSet({ replicas: 1 }), [labelled("a", 0, { [TO_REPLACE]: "true", [NEW_ID]: "2" }), labelled("s", 2, { [ORIGIN]: "a" })]);
+    expect(summary(serving.actions)).toEqual(["delete a"]);
+
+    const finished = plan(collaSet({ replicas: 1 }), [labelled("s", 2, { [ORIGIN]: "a" })]);
+    expect(summary(finished.actions)).toEqual(["relabel s"]);
+    expect(finished.actions[0]).toMatchObject({ set: {}, remove: [ORIGIN] });
+  });
+
+  it("cancels when to-replace is removed: a surge pod not serving yet is deleted, one that serves stays", () => {
+    const origin = labelled("a", 0, { [NEW_ID]: "2" });
+    expect(summary(plan(collaSet({ replicas: 1 }), [origin, labelled("s", 2, { [ORIGIN]: "a" }, { ready: false })]).actions)).toEqual(["delete s"]);
+    expect(summary(plan(collaSet({ replicas: 1 }), [origin, labelled("s", 2, { [ORIGIN]: "a" })]).actions)).toEqual([]);
+  });
+
+  it("deletes the surge pod with its origin on scale-in; a surge pod named in podToDelete waits for its replace to finish", () => {
+    const pair = () => [labelled("a", 0, { [TO_REPLACE]: "true", [NEW_ID]: "2" }), labelled("s", 2, { [ORIGIN]: "a" }, { ready: false })];
+    expect(summary(plan(collaSet({ replicas: 0 }), pair()).actions)).toEqual(["delete a", "delete s"]);
+    expect(summary(plan(collaSet({ replicas: 0, scaleStrategy: { podToDelete: ["a"] } }), pair()).actions)).toEqual(["delete a", "delete s"]);
+    expect(summary(plan(collaSet({ replicas: 1, scaleStrategy: { podToDelete: ["s"] } }), pair()).actions)).toEqual([]);
+  });
+
+  it("under podUpgradePolicy Replace, asks for a replace of the new revision, as many as maxUnavailable allows", () => {
+    const result = plan(collaSet({ updateStrategy: { podUpgradePolicy: "Replace" } }), [pod("a", { id: 0 }), pod("b", { id: 1 }), pod("c", { id: 2 })], { updated: "web-r2" });
+    expect(summary(result.actions)).toEqual(["relabel a"]);
+    expect(result.actions[0]).toMatchObject({ set: { [TO_REPLACE]: expect.any(String) as unknown, [BY_UPDATE]: "web-r2" } });
+    // A replace whose surge pod does not serve yet holds the budget.
+    const busy = plan(collaSet({ replicas: 2, updateStrategy: { podUpgradePolicy: "Replace" } }), [labelled("a", 0, { [TO_REPLACE]: "1", [BY_UPDATE]: "web-r2", [NEW_ID]: "3" }), pod("b", { id: 1 }), labelled("s", 3, { [ORIGIN]: "a" }, { template: "web-r2", images: { app: "nginx:1.28" }, ready: false })], { updated: "web-r2" });
+    expect(summary(busy.actions)).toEqual([]);
+  });
+
+  it("follows a newer revision: the origin's replace is retargeted and a surge pod of the older one deleted", () => {
+    const pods = [labelled("a", 0, { [TO_REPLACE]: "1", [BY_UPDATE]: "web-r2", [NEW_ID]: "3" }), labelled("s", 3, { [ORIGIN]: "a" }, { template: "web-r2", images: { app: "nginx:1.28" }, ready: false })];
+    const result = plan(collaSet({ replicas: 1, updateStrategy: { podUpgradePolicy: "Replace" } }), pods, { updated: "web-r3" });
+    expect(summary(result.actions)).toEqual(["relabel a"]);
+    expect(result.actions[0]).toMatchObject({ set: { [BY_UPDATE]: "web-r3" } });
+    const retargeted = [labelled("a", 0, { [TO_REPLACE]: "1", [BY_UPDATE]: "web-r3", [NEW_ID]: "3" }), pods[1]!];
+    expect(summary(plan(collaSet({ replicas: 1, updateStrategy: { podUpgradePolicy: "Replace" } }), retargeted, { updated: "web-r3" }).actions)).toEqual(["delete s"]);
   });
 });
 
@@ -237,6 +302,7 @@ describe("planSync: a decoration that cannot be rendered into the slot", () => {
 
   it("creates no pod the API server would refuse: the slot is reported blocked", () => {
     const result = planSync({
+      nowMs: 0,
       collaSet: collaSet({ replicas: 1 }),
       updatedRevision: "web-r1",
       currentRevision: undefined,
@@ -250,6 +316,7 @@ describe("planSync: a decoration that cannot be rendered into the slot", () => {
 
   it("updates no live pod to it either", () => {
     const result = planSync({
+      nowMs: 0,
       collaSet: collaSet({ replicas: 1 }),
       updatedRevision: "web-r1",
       currentRevision: "web-r1",
