@@ -49,9 +49,9 @@ export async function writeUpdateStep(writer: StepWriter, step: PodStep): Promis
     case "start-operation": {
       // The operation begins and the pod leaves traffic in one write: a round trip through the
       // cache per pod is what a rollout waits on.
-      await startOperation(writer.pods, step.pod, writer.nowMs(), id);
+      await startOperation(writer.pods, step.pod, writer.nowMs(), id, step.operationType);
       writer.expectNewer(step.pod);
-      writer.record("OperationStarted", `pod ${name} leaves traffic for an update (PodOpsLifecycle)`);
+      writer.record("OperationStarted", `pod ${name} leaves traffic for ${step.operationType === "scale-in" ? "its deletion" : "an update"} (PodOpsLifecycle)`);
       return;
     }
     case "permit-operation": {

@@ -6,7 +6,7 @@
 import { isPodReady, updateOrder } from "../decoration/rollout.ts";
 import type { Pod } from "../kube/objects.ts";
 import type { JsonPatchOperation } from "../kube/patch.ts";
-import { containersReady, hasServiceReadyGate, lifecycleStep, missingExpectedFinalizers, OPERATION_ID, readyToOperate, serviceReady, SERVICE_AVAILABLE_LABEL } from "./lifecycle/pod-ops-lifecycle.ts";
+import { containersReady, hasServiceReadyGate, lifecycleLabel, lifecycleStep, missingExpectedFinalizers, OPERATION_ID, readyToOperate, serviceReady, SERVICE_AVAILABLE_LABEL, type LifecycleStep, type OperationType } from "./lifecycle/pod-ops-lifecycle.ts";
 import { runsSpecImages } from "./pod-availability.ts";
 
 /** The steps of an update that touch one live pod; `R` is the caller's way of replacing one. */
@@ -14,10 +14,10 @@ export type UpdateStep<R> =
   /** `operate`: the PodOpsLifecycle operation on the pod is carried out by this update. */
   | { kind: "in-place"; pod: Pod; operations: JsonPatchOperation[]; operate?: boolean }
   /**
-   * PodOpsLifecycle (lifecycle/pod-ops-lifecycle.ts): begins an update's operation on the pod;
-   * the labels of an operation it went through before are replaced.
+   * PodOpsLifecycle (lifecycle/pod-ops-lifecycle.ts): begins an operation on the pod, an update
+   * unless said; the labels of an operation it went through before are replaced.
    */
-  | { kind: "start-operation"; pod: Pod }
+  | { kind: "start-operation"; pod: Pod; operationType?: OperationType }
   /** Drained: the pod may be operated on once operationDelaySeconds have passed (the operate label). */
   | { kind: "permit-operation"; pod: Pod }
   /** Turns the readiness gate's condition False: the pod leaves the Service's endpoints. */
@@ -96,19 +96,85 @@ function operationCarriedOut(pod: Pod): boolean {
   return runsSpecImages(pod) && containersReady(pod);
 }
 
+/** Steps, stuck waits and retries as a plan collects them. */
+class StepCollector<R> implements UpdateSteps<R> {
+  readonly steps: UpdateStep<R>[] = [];
+  readonly stuck: { pod: Pod; message: string }[] = [];
+  readonly retries: number[] = [];
+
+  /** A lifecycle step that waits: reported stuck past stuckAfterMs, looked at again when that or `retryInMs` comes. */
+  waitFor(pod: Pod, lifecycle: LifecycleSettings, sinceMs: number, reason: string, retryInMs?: number): void {
+    const waited = lifecycle.nowMs - sinceMs;
+    if (retryInMs !== undefined) this.retries.push(retryInMs);
+    if (waited >= lifecycle.stuckAfterMs) this.stuck.push({ pod, message: `pod ${pod.metadata?.name ?? ""}: PodOpsLifecycle stuck for ${Math.floor(waited / 1000)}s: ${reason}` });
+    else this.retries.push(lifecycle.stuckAfterMs - waited);
+  }
+
+  /**
+   * Takes a pod toward being operated on: its operation begun (an operation of another type, or
+   * one carried out for an older change, starts over), out of traffic, drained, then allowed and
+   * operationDelaySeconds later operated on. True once it may be, now.
+   */
+  towardOperation(pod: Pod, step: LifecycleStep, lifecycle: LifecycleSettings, id: string, type: OperationType): boolean {
+    if (step.kind === "none" || step.kind === "operating" || step.kind === "undone" || operationTypeOf(pod, id) !== type) {
+      this.steps.push({ kind: "start-operation", pod, ...(type === "update" ? {} : { operationType: type }) });
+      return false;
+    }
+    if (serviceReady(pod) !== "False") {
+      this.steps.push({ kind: "leave-traffic", pod });
+      return false;
+    }
+    const delayMs = lifecycle.operationDelayMs ?? 0;
+    if (step.kind === "preparing") {
+      const readiness = readyToOperate(pod, step.sinceMs, lifecycle.nowMs, lifecycle.drainDelayMs);
+      if (!readiness.ready) {
+        this.waitFor(pod, lifecycle, step.sinceMs, readiness.reason, readiness.retryInMs);
+        return false;
+      }
+      if (delayMs <= 0) return true;
+      this.steps.push({ kind: "permit-operation", pod });
+      this.retries.push(delayMs);
+      return false;
+    }
+    // Permitted: operated on once operationDelaySeconds have passed since.
+    const left = step.sinceMs + delayMs - lifecycle.nowMs;
+    if (left <= 0) return true;
+    this.retries.push(left);
+    return false;
+  }
+}
+
+function operationTypeOf(pod: Pod, id: string): string | undefined {
+  return pod.metadata?.labels?.[lifecycleLabel("operationType", id)];
+}
+
+/** A pod to delete (scale-in, podToDelete, the to-delete label, a replace's end), and the step that deletes it. */
+export interface PodDeletion<R> {
+  pod: Pod;
+  step: R;
+}
+
+/**
+ * Deletions as kuperator makes them: with PodOpsLifecycle, through a scale-in operation (out of
+ * traffic, drained, operationDelaySeconds after it was allowed) before the pod is deleted, with
+ * no maxUnavailable budget (a pod that goes is not coming back unavailable); without it, at once.
+ */
+export function planDeletionSteps<R>(deletions: readonly PodDeletion<R>[], lifecycle: LifecycleSettings | undefined, operationId = OPERATION_ID): UpdateSteps<R> {
+  const collected = new StepCollector<R>();
+  for (const { pod, step } of deletions) {
+    if (lifecycle === undefined || collected.towardOperation(pod, lifecycleStep(pod, operationId), lifecycle, operationId, "scale-in")) collected.steps.push(step);
+  }
+  return collected;
+}
+
 export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
   const lifecycleOf = (pod: Pod) => (input.lifecycle !== undefined && (input.lifecycleFor?.(pod) ?? true) ? input.lifecycle : undefined);
   const id = input.operationId ?? OPERATION_ID;
-  const steps: UpdateStep<R>[] = [];
-  const stuck: { pod: Pod; message: string }[] = [];
-  const retries: number[] = [];
-  const waitFor = (pod: Pod, sinceMs: number, reason: string, retryInMs?: number) => {
+  const collected = new StepCollector<R>();
+  const { steps } = collected;
+  const waitFor = (pod: Pod, sinceMs: number, reason: string) => {
     const lifecycle = lifecycleOf(pod);
-    if (lifecycle === undefined) return;
-    const waited = lifecycle.nowMs - sinceMs;
-    if (retryInMs !== undefined) retries.push(retryInMs);
-    if (waited >= lifecycle.stuckAfterMs) stuck.push({ pod, message: `pod ${pod.metadata?.name ?? ""}: PodOpsLifecycle stuck for ${Math.floor(waited / 1000)}s: ${reason}` });
-    else retries.push(lifecycle.stuckAfterMs - waited);
+    if (lifecycle !== undefined) collected.waitFor(pod, lifecycle, sinceMs, reason);
   };
 
   let unavailable = input.unavailable;
@@ -126,35 +192,8 @@ export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
     if (lifecycle !== undefined) {
       operationWanted.add(pod);
       // Out of traffic first (the pod counts as unavailable from here on), then operated on.
-      // An operation carried out for an older change starts over.
-      if (step.kind === "none" || step.kind === "operating") {
-        steps.push({ kind: "start-operation", pod });
-        changing.add(pod);
-        continue;
-      }
-      if (serviceReady(pod) !== "False") {
-        steps.push({ kind: "leave-traffic", pod });
-        continue;
-      }
-      if (step.kind === "preparing") {
-        const readiness = readyToOperate(pod, step.sinceMs, lifecycle.nowMs, lifecycle.drainDelayMs);
-        if (!readiness.ready) {
-          waitFor(pod, step.sinceMs, readiness.reason, readiness.retryInMs);
-          continue;
-        }
-        if ((lifecycle.operationDelayMs ?? 0) > 0) {
-          steps.push({ kind: "permit-operation", pod });
-          retries.push(lifecycle.operationDelayMs!);
-          continue;
-        }
-      } else {
-        // Permitted: operated on once operationDelaySeconds have passed since.
-        const left = step.sinceMs + (lifecycle.operationDelayMs ?? 0) - lifecycle.nowMs;
-        if (left > 0) {
-          retries.push(left);
-          continue;
-        }
-      }
+      if (step.kind === "none" || step.kind === "operating") changing.add(pod);
+      if (!collected.towardOperation(pod, step, lifecycle, id, "update")) continue;
     }
     changing.add(pod);
     steps.push(change.kind === "in-place" ? { kind: "in-place", pod, operations: change.operations, ...(lifecycle === undefined ? {} : { operate: true }) } : change.step);
@@ -194,5 +233,5 @@ export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
       }
     }
   }
-  return { steps, stuck, retries };
+  return collected;
 }

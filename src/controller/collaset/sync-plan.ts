@@ -11,10 +11,10 @@ import { recordedRevisions } from "../../decoration/recording.ts";
 import { runningRevisions } from "../../decoration/running-revisions.ts";
 import { partitionTargets } from "../../decoration/rollout.ts";
 import type { Slot } from "../decoration-targets.ts";
-import { operationInProgress, orderForUpdate, planUpdateSteps, type LifecycleSettings, type PodChange, type UpdateStep } from "../update-steps.ts";
+import { operationInProgress, orderForUpdate, planDeletionSteps, planUpdateSteps, type LifecycleSettings, type PodChange, type PodDeletion, type UpdateStep } from "../update-steps.ts";
 import { instanceIdOf, isAwaitingReplacement, isReady, INSTANCE_ID_LABEL, PAIR_ORIGIN_NAME_LABEL, REPLACED_BY_UPDATE_LABEL, templateRevisionOf, TO_DELETE_LABEL, TO_REPLACE_LABEL, UPDATE_INCLUDED_LABEL } from "./pod-state.ts";
 import { asksForReplace, pairLabelChanges, replacePairs, replaceStep } from "./replace-plan.ts";
-import { lifecycleTime } from "../lifecycle/pod-ops-lifecycle.ts";
+import { inLifecycle, lifecycleTime } from "../lifecycle/pod-ops-lifecycle.ts";
 import { isAvailable, isTerminating } from "../pod-availability.ts";
 import { podUpdate } from "../pod-update.ts";
 import { sameRevisions, slotPod, type PodRevisions, type RevisionSources } from "./slot-pod.ts";
@@ -111,12 +111,15 @@ export function planSync(input: SyncInput): SyncPlan {
     }
   }
 
+  // Pods to delete go through PodOpsLifecycle's scale-in operation first, when it is on.
+  const deletions: PodDeletion<Action>[] = [];
+  const remove = (pod: LivePod, reason: string) => void deletions.push({ pod, step: { kind: "delete", pod, reason } });
   // A surge pod (to-replace) stands in for its origin's slot until the origin goes.
   const pairs = replacePairs(live);
   const deleteSlotPod = (id: number, pod: LivePod, reason: string) => {
-    actions.push({ kind: "delete", pod, reason });
+    remove(pod, reason);
     const surge = pairs.surgeOf.get(id);
-    if (surge !== undefined) actions.push({ kind: "delete", pod: surge, reason: `the pod it replaces, ${pod.metadata?.name ?? ""}, is deleted` });
+    if (surge !== undefined) remove(surge, `the pod it replaces, ${pod.metadata?.name ?? ""}, is deleted`);
   };
 
   // Scaling: podToDelete and the to-delete label first (while replicas stays, new pods take their
@@ -222,10 +225,10 @@ export function planSync(input: SyncInput): SyncPlan {
           break;
         }
         case "remove-origin":
-          actions.push({ kind: "delete", pod: origin, reason: `replaced by pod ${step.surge.metadata?.name ?? ""}, which serves` });
+          remove(origin, `replaced by pod ${step.surge.metadata?.name ?? ""}, which serves`);
           break;
         case "remove-surge":
-          actions.push({ kind: "delete", pod: step.surge, reason: step.reason });
+          remove(step.surge, step.reason);
           break;
         case "retarget":
           relabel(origin, { [REPLACED_BY_UPDATE_LABEL]: step.template }, [], `its replace now makes revision ${step.template}`);
@@ -237,12 +240,15 @@ export function planSync(input: SyncInput): SyncPlan {
 
   if (!paused) planReplaces();
   const lifecycleSteps = (changes: PodChange<Action>[], maxUnavailable: number, unavailable: number) => {
-    const planned = planUpdateSteps<Action>({ changes, pods: slots.flatMap((slot) => (slot.kind === "live" ? [slot.pod!] : [])), maxUnavailable, unavailable, lifecycle });
-    actions.push(...planned.steps);
-    const messages = planned.stuck.map((entry) => entry.message);
-    stuck.push(...messages);
-    blocked.push(...messages);
-    retries.push(...planned.retries);
+    const deleting = new Set(deletions.map((deletion) => deletion.pod));
+    const pods = slots.flatMap((slot) => (slot.kind === "live" && !deleting.has(slot.pod!) ? [slot.pod!] : []));
+    for (const planned of [planUpdateSteps<Action>({ changes: changes.filter((change) => !deleting.has(change.pod)), pods, maxUnavailable, unavailable, lifecycle }), planDeletionSteps(deletions, lifecycle)]) {
+      actions.push(...planned.steps);
+      const messages = planned.stuck.map((entry) => entry.message);
+      stuck.push(...messages);
+      blocked.push(...messages);
+      retries.push(...planned.retries);
+    }
     return result();
   };
   if (paused) return lifecycleSteps([], 0, 0);
@@ -259,7 +265,12 @@ export function planSync(input: SyncInput): SyncPlan {
   for (const { planned, pod, available } of candidates) {
     const target = desired(planned);
     const current: PodRevisions = { template: templateRevisionOf(pod) ?? "", decorations: planned.slot.current };
-    if (sameRevisions(current, target) || asksForReplace(pod) || pairs.surgeOf.has(planned.instanceId)) continue;
+    if (sameRevisions(current, target)) {
+      // The update the label asked for is done (kuperator's update WhenFinish removes it).
+      if (pod.metadata?.labels?.[UPDATE_INCLUDED_LABEL] !== undefined && !inLifecycle(pod)) actions.push({ kind: "relabel", pod, set: {}, remove: [UPDATE_INCLUDED_LABEL], reason: "its update is done" });
+      continue;
+    }
+    if (asksForReplace(pod) || pairs.surgeOf.has(planned.instanceId)) continue;
     if (policy === "Replace") {
       if (surgeBudget-- <= 0) continue;
       actions.push({ kind: "relabel", pod, set: { [TO_REPLACE_LABEL]: lifecycleTime(input.nowMs), [REPLACED_BY_UPDATE_LABEL]: target.template }, remove: [], reason: "podUpgradePolicy is Replace" });

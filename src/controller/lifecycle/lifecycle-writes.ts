@@ -12,26 +12,28 @@ import type { JsonPatchOperation } from "../../kube/patch.ts";
 import { labelOperations } from "../label-patch.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
 import { formatTime } from "../../kube/timestamps.ts";
-import { lifecycleLabel, lifecycleTime, OPERATION_ID, operationLabels, OPERATION_TYPE, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE } from "./pod-ops-lifecycle.ts";
+import { lifecycleLabel, lifecycleTime, OPERATION_ID, operationLabels, OPERATION_TYPE, PREPARING_DELETE_LABEL, SERVICE_AVAILABLE_LABEL, SERVICE_READY_GATE, type OperationType } from "./pod-ops-lifecycle.ts";
 
 export type LifecyclePods = Pick<ResourceClient<Pod>, "jsonPatch"> & Pick<StatusClient<Pod>, "jsonPatchStatus">;
 
 /**
- * The labels that start an update (operating, its type and permission, pre-checked, preparing),
- * in place of those of an operation carried out before, and the gate's condition False: the pod
- * leaves traffic (and is no longer service-available) as the operation begins.
+ * The labels that start an operation (operating, its type and permission, pre-checked,
+ * preparing; preparing-to-delete for a scale-in), in place of those of an operation before, and
+ * the gate's condition False: the pod leaves traffic (and is no longer service-available) as the
+ * operation begins.
  */
-export function startOperation(pods: LifecyclePods, pod: Pod, nowMs: number, id = OPERATION_ID): Promise<Pod> {
+export function startOperation(pods: LifecyclePods, pod: Pod, nowMs: number, id = OPERATION_ID, type: OperationType = OPERATION_TYPE): Promise<Pod> {
   const time = lifecycleTime(nowMs);
   const { namespace = "", name = "" } = pod.metadata ?? {};
   return pods.jsonPatchStatus(namespace, name, [
     ...labelOperations(pod, {
       [lifecycleLabel("operating", id)]: time,
-      [lifecycleLabel("operationType", id)]: OPERATION_TYPE,
+      [lifecycleLabel("operationType", id)]: type,
       [lifecycleLabel("preCheck", id)]: time,
       [lifecycleLabel("preChecked", id)]: time,
-      [lifecycleLabel("operationPermission", id)]: time,
+      [lifecycleLabel("operationPermission", id, type)]: time,
       [lifecycleLabel("preparing", id)]: time,
+      ...(type === "scale-in" ? { [PREPARING_DELETE_LABEL]: time } : {}),
     }, [...operationLabels(id), SERVICE_AVAILABLE_LABEL]),
     ...serviceReadyOperations(pod, "False", nowMs),
   ]);
@@ -65,7 +67,7 @@ export function setServiceAvailable(pods: LifecyclePods, pod: Pod, available: bo
  */
 export function endOperation(pods: LifecyclePods, pod: Pod, nowMs: number, id = OPERATION_ID): Promise<Pod> {
   const { namespace = "", name = "" } = pod.metadata ?? {};
-  return pods.jsonPatchStatus(namespace, name, [...labelOperations(pod, {}, operationLabels(id)), ...serviceReadyOperations(pod, "True", nowMs)]);
+  return pods.jsonPatchStatus(namespace, name, [...labelOperations(pod, {}, [...operationLabels(id), PREPARING_DELETE_LABEL]), ...serviceReadyOperations(pod, "True", nowMs)]);
 }
 
 /** Sets the readiness gate's condition; returns the pod as written (as given when it had that status already). */

@@ -48,14 +48,19 @@ export const OPERATION_ID = "collaset";
 /** The operation id of a decoration rollout to pods of other owners than a CollaSet. */
 export const DECORATION_OPERATION_ID = "poddecoration";
 export const OPERATION_TYPE = "update";
+/** kube-xset's operation types of the CollaSet's operations (it uses one id, "collaset", for both). */
+export type OperationType = "update" | "scale-in";
+/** kube-api's PodPreparingDeleteLabel: set when a scale-in operation begins (kuperator's WhenBeginDelete). */
+export const PREPARING_DELETE_LABEL = "podopslifecycle.kusionstack.io/preparing-to-delete";
 
-export function lifecycleLabel(prefix: keyof typeof LIFECYCLE_PREFIXES, id = OPERATION_ID): string {
-  return `${LIFECYCLE_PREFIXES[prefix]}/${prefix === "operationPermission" ? OPERATION_TYPE : id}`;
+/** operation-permission is keyed by the operation's type, the other families by its id. */
+export function lifecycleLabel(prefix: keyof typeof LIFECYCLE_PREFIXES, id = OPERATION_ID, type: OperationType = OPERATION_TYPE): string {
+  return `${LIFECYCLE_PREFIXES[prefix]}/${prefix === "operationPermission" ? type : id}`;
 }
 
 /** The label keys an operation of ours carries, removed together when it completes or is undone. */
 export function operationLabels(id = OPERATION_ID): string[] {
-  return (Object.keys(LIFECYCLE_PREFIXES) as (keyof typeof LIFECYCLE_PREFIXES)[]).map((prefix) => lifecycleLabel(prefix, id));
+  return [...(Object.keys(LIFECYCLE_PREFIXES) as (keyof typeof LIFECYCLE_PREFIXES)[]).map((prefix) => lifecycleLabel(prefix, id)), lifecycleLabel("operationPermission", id, "scale-in")];
 }
 
 /** Unix nanoseconds, the protocol's time label value. */

@@ -73,15 +73,15 @@ describe("planSync: scaling", () => {
   it("replaces a pod in podToDelete while replicas stay", () => {
     const pods = [pod("a", { id: 0 }), pod("b", { id: 1 })];
     // The deleted pod's id stays taken until it is gone, so its replacement takes the next one.
-    expect(summary(plan(collaSet({ replicas: 2, scaleStrategy: { podToDelete: ["a"] } }), pods).actions)).toEqual(["delete a", "create 2"]);
+    expect(summary(plan(collaSet({ replicas: 2, scaleStrategy: { podToDelete: ["a"] } }), pods).actions)).toEqual(["create 2", "delete a"]);
   });
 
   it("deletes a pod labelled collaset.kusionstack.io/to-delete (kube-api's PodDeletionIndicationLabelKey) and makes a new one while replicas stay", () => {
     const labelled = pod("a", { id: 0 });
     labelled.metadata!.labels!["collaset.kusionstack.io/to-delete"] = "true";
     const result = plan(collaSet({ replicas: 2 }), [labelled, pod("b", { id: 1 })]);
-    expect(summary(result.actions)).toEqual(["delete a", "create 2"]);
-    expect(result.actions[0]).toMatchObject({ reason: "it carries the label collaset.kusionstack.io/to-delete" });
+    expect(summary(result.actions)).toEqual(["create 2", "delete a"]);
+    expect(result.actions[1]).toMatchObject({ reason: "it carries the label collaset.kusionstack.io/to-delete" });
   });
 
   it("gives owned pods without an id, or with a duplicate one, a free id before anything else", () => {

@@ -272,6 +272,36 @@ describe("PodOpsLifecycle as kube-api names it: expected finalizers, operationDe
   });
 });
 
+describe("PodOpsLifecycle before a deletion (kuperator's scale-in operation)", () => {
+  it("takes a scaled-in pod out of traffic and drains it before deleting it; scaled back out before that, it returns to traffic", async () => {
+    const harness = await inService(2);
+    harness.applyCollaSet(collaSet({ replicas: 1 }));
+    await harness.reconciler.reconcile("ns/web");
+    const leaving = harness.pods.list("ns").find((pod) => pod.metadata?.labels?.[lifecycleLabel("operationType")] === "scale-in")!;
+    expect(leaving.metadata?.labels).toMatchObject({ "podopslifecycle.kusionstack.io/preparing-to-delete": expect.stringMatching(/^\d+$/) as unknown, [lifecycleLabel("operationPermission", "collaset", "scale-in")]: expect.stringMatching(/^\d+$/) as unknown });
+    expect(gate(leaving)).toBe("False");
+    expect(harness.writes.filter((write) => write.startsWith("pods.delete"))).toEqual([]);
+
+    // Replicas back to 2 before it is deleted: it stays, back in traffic, its operation's labels gone.
+    harness.applyCollaSet(collaSet({ replicas: 2 }));
+    await harness.reconciler.reconcile("ns/web");
+    const kept = harness.pods.get("ns", leaving.metadata!.name!)!;
+    expect(lifecycleLabels(kept)).toEqual([]);
+    expect(gate(kept)).toBe("True");
+
+    // Scaled in again: deleted once drained.
+    harness.runPods();
+    harness.applyCollaSet(collaSet({ replicas: 1 }));
+    await harness.reconciler.reconcile("ns/web");
+    harness.runPods();
+    await harness.reconciler.reconcile("ns/web");
+    expect(harness.pods.list("ns")).toHaveLength(2);
+    await harness.clock.advance(DRAIN_MS);
+    await harness.reconciler.reconcile("ns/web");
+    expect(harness.pods.list("ns")).toHaveLength(1);
+  });
+});
+
 describe("readyToOperate", () => {
   const pod = (conditions: { type: string; status: string }[], finalizers: string[] = []): Pod => ({
     metadata: { name: "p", finalizers },
