@@ -136,7 +136,7 @@ spec:
       - image: nginx:1.25.2
         name: foo
 `);
-    expect(fields(warnings)).toEqual(["spec.namingStrategy", "spec.scaleStrategy.context", "spec.scaleStrategy.operationDelaySeconds"]);
+    expect(fields(warnings)).toEqual(["spec.scaleStrategy.context", "spec.scaleStrategy.operationDelaySeconds"]);
     const cls = await stored<CollaSet>(namespace, "collasets", "foo");
     expect(cls.spec.historyLimit).toBe(0);
     expect(cls.spec.updateStrategy).not.toHaveProperty("operationDelaySeconds");

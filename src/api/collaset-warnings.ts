@@ -11,14 +11,14 @@ interface IgnoredField {
   instead: string;
 }
 
-const nonEmpty = (list: readonly unknown[] | undefined): boolean => list !== undefined && list.length > 0;
-
 const IGNORED_FIELDS: readonly IgnoredField[] = [
-  { path: "spec.namingStrategy", isSet: (spec) => spec.namingStrategy !== undefined, instead: "pods are named <collaset>-<random>" },
-  { path: "spec.scaleStrategy.context", isSet: (spec) => (spec.scaleStrategy?.context ?? "") !== "", instead: "instance ids are kept per CollaSet, not shared through a ResourceContext" },
-  { path: "spec.scaleStrategy.podToExclude", isSet: (spec) => nonEmpty(spec.scaleStrategy?.podToExclude), instead: "no pod is released from the CollaSet" },
-  { path: "spec.scaleStrategy.podToInclude", isSet: (spec) => nonEmpty(spec.scaleStrategy?.podToInclude), instead: "no pod is adopted into the CollaSet" },
-  { path: "spec.scaleStrategy.operationDelaySeconds", isSet: (spec) => spec.scaleStrategy?.operationDelaySeconds !== undefined, instead: "pods are scaled without a delay" },
+  {
+    path: "spec.namingStrategy.podNamingSuffixPolicy",
+    isSet: (spec) => !["", "Random", "PersistentSequence"].includes(spec.namingStrategy?.podNamingSuffixPolicy ?? ""),
+    instead: "a value other than PersistentSequence or Random names pods as Random does (<collaset>-<random>)",
+  },
+  // kube-xset (x_scale.go) delays scale-in by updateStrategy.operationDelaySeconds and reads this one nowhere: nor does this project.
+  { path: "spec.scaleStrategy.operationDelaySeconds", isSet: (spec) => spec.scaleStrategy?.operationDelaySeconds !== undefined, instead: "as in kuperator, a scale-in waits updateStrategy.operationDelaySeconds instead" },
 ];
 
 /** The paths of the fields that are accepted but not acted on. */

@@ -64,8 +64,11 @@ export const CollaSetSpecSchema = Type.Object({
     })),
     operationDelaySeconds: Type.Optional(Type.Integer({ minimum: 0 })),
   })),
-  // KusionStack's pod naming options: accepted so its manifests apply, not acted on (pods are named <name>-<random>).
-  namingStrategy: Type.Optional(OpenObject()),
+  namingStrategy: Type.Optional(Type.Object({
+    podNamingSuffixPolicy: Type.Optional(Type.String({
+      description: "PersistentSequence names each pod <collaset>-<instance id>; Random (the default, and any other value, as in KusionStack) lets the API server add a random suffix.",
+    })),
+  })),
   historyLimit: Type.Optional(Type.Integer({ minimum: 0, default: 20, description: "ControllerRevisions kept; 0 keeps only those in use (the current and updated revisions, and those a pod records)." })),
 });
 export type CollaSetSpec = Static<typeof CollaSetSpecSchema>;

@@ -64,7 +64,7 @@ describe("collaSetWarnings", () => {
   it("names every field it accepts but does not act on, each with what happens instead", () => {
     const warnings = collaSetWarnings(collaSet({
       volumeClaimTemplates: [{ metadata: { name: "data" } }],
-      namingStrategy: { podNamingSuffixPolicy: "PersistentSequence" },
+      namingStrategy: { podNamingSuffixPolicy: "Sequential" },
       updateStrategy: { rollingUpdate: { byLabel: {} }, operationDelaySeconds: 5 },
       scaleStrategy: { context: "shared", podToExclude: ["a"], podToInclude: ["b"], persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete" }, operationDelaySeconds: 3 },
     }));

@@ -30,8 +30,8 @@ describe("admission warnings", () => {
   });
 
   it("the validating CollaSet webhook names fields it does not act on; the mutating one adds nothing", () => {
-    const spec = { selector: { matchLabels: { app: "web" } }, namingStrategy: {}, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "x:1" }] } } };
-    expect(validateCollaSets(request("CollaSet", spec)).response.warnings).toEqual([expect.stringMatching(/^spec\.namingStrategy: accepted/)]);
+    const spec = { selector: { matchLabels: { app: "web" } }, namingStrategy: { podNamingSuffixPolicy: "Sequential" }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "x:1" }] } } };
+    expect(validateCollaSets(request("CollaSet", spec)).response.warnings).toEqual([expect.stringMatching(/^spec\.namingStrategy\.podNamingSuffixPolicy: accepted/)]);
     expect(defaultCollaSets(request("CollaSet", spec)).response.warnings).toBeUndefined();
   });
 

@@ -12,10 +12,11 @@ import { Expectations } from "../runtime/expectations.ts";
 import type { Informer } from "../runtime/informer.ts";
 import { Evictions } from "../eviction.ts";
 import { serverDryRun } from "../../kube/server-dry-run.ts";
-import { collaSetKeyOfPod, collaSetKeysForDecoration, collaSetKeysForForeignPod } from "./mappers.ts";
+import { collaSetKeyOfPod, collaSetKeysForDecoration, collaSetKeysForForeignPod, collaSetKeysIncluding } from "./mappers.ts";
 import { CollaSetReconciler, type CachedCollaSet } from "./reconciler.ts";
 import { ClaimWrites } from "./claim-writes.ts";
 import { ContextWrites } from "./context-writes.ts";
+import { InExcludeWrites } from "./in-exclude-writes.ts";
 import type { CachedResourceContext } from "./resource-context.ts";
 import { PVC_TEMPLATE_HASH_LABEL } from "./claims.ts";
 
@@ -53,6 +54,13 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
     expectations,
     clock: options.clock,
     logger: options.logger.child({ controller: "collaset" }),
+    inExclude: new InExcludeWrites({
+      pods: pods.cache,
+      claims: claims.cache,
+      client: { pods: options.client.core.pods, claims: options.client.core.persistentVolumeClaims },
+      expectations,
+      events: options.events,
+    }),
     contexts: new ContextWrites({ contexts: resourceContexts.cache, client: options.client.kusion.resourceContexts, expectations }),
     claims: new ClaimWrites({
       claims: claims.cache,
@@ -78,7 +86,10 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
   const podChanged = (pod: Pod) => {
     const owner = collaSetKeyOfPod(pod);
     if (owner !== undefined) controller.enqueue(owner);
-    else enqueueAll(collaSetKeysForForeignPod(collaSets.cache, decorations.cache.list(pod.metadata?.namespace ?? ""), pod));
+    else {
+      enqueueAll(collaSetKeysForForeignPod(collaSets.cache, decorations.cache.list(pod.metadata?.namespace ?? ""), pod));
+      enqueueAll(collaSetKeysIncluding(collaSets.cache, pod));
+    }
   };
   controller.watch(pods, { onAdd: podChanged, onUpdate: (old, pod) => { podChanged(old); podChanged(pod); }, onDelete: podChanged });
   // A claim syncs its CollaSet; one without owner that a CollaSet may adopt, those of its namespace.

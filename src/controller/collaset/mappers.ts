@@ -42,3 +42,10 @@ export function collaSetKeysForForeignPod(collaSets: Lister<CachedCollaSet>, dec
   }
   return keys;
 }
+
+/** For a pod no CollaSet owns: the CollaSets whose scaleStrategy.podToInclude names it (it may now be allowed to join). */
+export function collaSetKeysIncluding(collaSets: Lister<CachedCollaSet>, pod: Pod): Set<string> {
+  const namespace = pod.metadata?.namespace ?? "";
+  const name = pod.metadata?.name ?? "";
+  return new Set(collaSets.list(namespace).filter((collaSet) => (collaSet.spec.scaleStrategy?.podToInclude ?? []).includes(name)).map((collaSet) => namespacedKey(namespace, collaSet.metadata.name ?? "")));
+}

@@ -16,6 +16,8 @@ export const UPDATE_INCLUDED_LABEL = "collaset.kusionstack.io/update-included";
 export const TO_REPLACE_LABEL = "collaset.kusionstack.io/to-replace";
 /** kube-api's PodReplaceByReplaceUpdateLabelKey: the template revision a replace asked by podUpgradePolicy Replace makes. */
 export const REPLACED_BY_UPDATE_LABEL = "collaset.kusionstack.io/replaced-by-replace-update";
+/** kube-api's PodExcludeIndicationLabelKey: any value asks for the pod (and its claims) to leave the CollaSet, as scaleStrategy.podToExclude does. */
+export const TO_EXCLUDE_LABEL = "collaset.kusionstack.io/to-exclude";
 /** kube-api's PodReplacePairOriginName, on the surge pod: the name of the pod it replaces. */
 export const PAIR_ORIGIN_NAME_LABEL = "collaset.kusionstack.io/replace-pair-origin-name";
 /** kube-api's PodReplacePairNewId, on the pod being replaced: the instance id of its surge pod. */

@@ -29,11 +29,13 @@ import type { Evictions } from "../eviction.ts";
 import { writeUpdateStep, type StepWriter } from "../update-step-writes.ts";
 import { labelOperations } from "../label-patch.ts";
 import { decorationTargets } from "../decoration-targets.ts";
-import { INSTANCE_ID_LABEL, RECREATE_FINALIZER, templateRevisionOf } from "./pod-state.ts";
+import { INSTANCE_ID_LABEL, instanceIdOf, RECREATE_FINALIZER, templateRevisionOf } from "./pod-state.ts";
 import { isTerminating } from "../pod-availability.ts";
 import type { RevisionSources } from "./slot-pod.ts";
 import { desiredCollaSetStatus } from "./status.ts";
-import { planSync, type Action } from "./sync-plan.ts";
+import { planSync, type Action, type SyncPlan } from "./sync-plan.ts";
+import type { InExcludeWrites } from "./in-exclude-writes.ts";
+import { idsOfNamesTaken, isPersistentSequence } from "./naming.ts";
 import type { ClaimWrites } from "./claim-writes.ts";
 import type { ContextWrites } from "./context-writes.ts";
 
@@ -64,6 +66,8 @@ export interface CollaSetReconcilerOptions {
   claims: ClaimWrites;
   /** The ResourceContext its instance ids are recorded in. */
   contexts: ContextWrites;
+  /** Pods leaving (podToExclude, the to-exclude label) and joining (podToInclude) the CollaSet. */
+  inExclude: InExcludeWrites;
   /** PodOpsLifecycle before each update (absent: off). */
   lifecycle?: LifecycleOptions;
 }
@@ -126,13 +130,20 @@ export class CollaSetReconciler {
     // The revision just stored may not be cached yet: its data is known.
     const sources = this.#sources(namespace, cached, stored.name, collaSetRevisionData(collaSet));
     let otherPods: Pod[] | undefined;
-    const plan = planSync({
+    const others = () => otherPods ??= this.#options.pods.list(namespace).filter((pod) => controllerOf(pod)?.uid !== cached.metadata.uid);
+    // Ids other owners hold in a shared context, and (PersistentSequence) those whose names other pods hold.
+    const reservedIds = new Set([...this.#options.contexts.reservedIds(collaSet), ...idsOfNamesTaken(collaSet, isPersistentSequence(collaSet) ? others() : [])]);
+    // Pods leaving and joining (podToExclude, podToInclude): that done, the next sync scales and updates (kube-xset skips doSync).
+    const inExclude = this.#options.inExclude.plan(collaSet, pods, reservedIds);
+    const moving = inExclude.exclude.length > 0 || inExclude.include.length > 0;
+    const plan: SyncPlan = moving ? { actions: [], blocked: [], waiting: [], stuck: [] } : planSync({
       collaSet,
       updatedRevision: stored.name,
       currentRevision: cached.status?.currentRevision,
       pods,
       nowMs: this.#options.clock.now(),
-      reservedIds: this.#options.contexts.reservedIds(collaSet),
+      reservedIds,
+      excluding: inExclude.waiting,
       sources,
       ...(this.#options.lifecycle === undefined ? {} : { lifecycle: { nowMs: this.#options.clock.now(), ...this.#options.lifecycle } }),
       decorationTargets: (slots) =>
@@ -140,7 +151,7 @@ export class CollaSetReconciler {
           namespace,
           decorations: this.#decorations.decorations(namespace),
           updatedRevision: (decoration) => this.#decorations.updated(decoration)?.revisionName,
-          otherPods: () => otherPods ??= this.#options.pods.list(namespace).filter((pod) => controllerOf(pod)?.uid !== cached.metadata.uid),
+          otherPods: others,
           recorded: recordedRevisions,
           slots,
         }),
@@ -150,17 +161,25 @@ export class CollaSetReconciler {
     for (const message of plan.stuck) this.#options.events.record(cached, "Warning", "LifecycleStuck", message);
     if (this.#options.evictions.size > 0) this.#options.evictions.retain(this.#options.pods.list().map((pod) => pod.metadata?.uid ?? ""));
     // The ids are recorded before a pod takes a new one; until they are, no pod is created.
-    const creates = plan.actions.flatMap((action) => (action.kind === "create" ? [{ instanceId: action.instanceId, pod: action.pod as Pod }] : []));
+    // A joining pod's id too.
+    const creates = [
+      ...plan.actions.flatMap((action) => (action.kind === "create" ? [{ instanceId: action.instanceId, pod: action.pod as Pod }] : [])),
+      ...inExclude.include.map(({ instanceId, pod }) => ({ instanceId, pod })),
+    ];
     let actions = plan.actions;
+    let joining = inExclude.include;
     const failures: Error[] = [];
     try {
       await this.#options.contexts.record(key, collaSet, pods, creates);
     } catch (error) {
       if (!isLostRace(error)) failures.push(new WriteFailed(`recording instance ids in ResourceContext: ${statusMessage(error)}`, { cause: error }));
       actions = actions.filter((action) => action.kind !== "create");
+      joining = [];
     }
+    failures.push(...(await this.#options.inExclude.apply(key, cached, { ...inExclude, include: joining })));
     failures.push(...(await this.#execute(key, cached, actions)));
-    failures.push(...(await this.#options.claims.sync(key, cached, pods)));
+    // Claims are judged once the pods that leave or join show in the cache.
+    if (!moving) failures.push(...(await this.#options.claims.sync(key, cached, pods)));
     const refused = failures.find((failure) => failure instanceof Refused);
     const retryable = failures.find((failure) => !(failure instanceof Refused));
     const status = desiredCollaSetStatus({
@@ -168,7 +187,7 @@ export class CollaSetReconciler {
       pods,
       updatedRevision: stored.name,
       collisionCount,
-      blocked: plan.blocked,
+      blocked: [...plan.blocked, ...inExclude.refusals.map((refusal) => refusal.message)],
       // A write that will be retried failed all the same: the status says so until one succeeds.
       failure: (refused ?? retryable)?.message,
       now: new Date(this.#options.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
@@ -232,6 +251,8 @@ export class CollaSetReconciler {
       case "delete": {
         await this.#delete(key, action.pod);
         events.record(collaSet, "Normal", "SuccessfulDelete", `deleted pod ${action.pod.metadata?.name ?? ""}: ${action.reason}`);
+        const id = instanceIdOf(action.pod);
+        if (action.releaseClaims === true && id !== undefined) await this.#options.claims.releaseInstance(key, collaSet, id, `it goes with pod ${action.pod.metadata?.name ?? ""} (${action.reason})`);
         return;
       }
       case "label": {

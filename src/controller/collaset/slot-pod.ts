@@ -11,6 +11,7 @@ import { formatRevisionsAnnotation, REVISIONS_ANNOTATION } from "../../decoratio
 import { renderPod, type DecorationToApply } from "../../decoration/render.ts";
 import { CONTROL_LABEL, SERVICE_READY_GATE } from "../lifecycle/pod-ops-lifecycle.ts";
 import { INSTANCE_ID_LABEL, TEMPLATE_REVISION_LABEL } from "./pod-state.ts";
+import { isPersistentSequence, podNamePrefix, sequenceName } from "./naming.ts";
 
 /** What a pod is made of: a template revision and decoration revisions by decoration name. */
 export interface PodRevisions {
@@ -49,7 +50,9 @@ export function slotPod(cls: CollaSet, instanceId: number, revisions: PodRevisio
     apiVersion: "v1",
     kind: "Pod",
     metadata: {
-      generateName: `${name}-`,
+      // namingStrategy (naming.ts): a name from the instance id, or one the API server makes.
+      generateName: podNamePrefix(name),
+      ...(isPersistentSequence(cls) ? { name: sequenceName(cls, instanceId) } : {}),
       namespace,
       labels: { ...metadata.labels, [INSTANCE_ID_LABEL]: String(instanceId), [TEMPLATE_REVISION_LABEL]: revisions.template },
       annotations: { ...metadata.annotations, [REVISIONS_ANNOTATION]: formatRevisionsAnnotation([]) },

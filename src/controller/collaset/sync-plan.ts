@@ -18,11 +18,13 @@ import { inLifecycle, lifecycleTime } from "../lifecycle/pod-ops-lifecycle.ts";
 import { isAvailable, isTerminating } from "../pod-availability.ts";
 import { podUpdate } from "../pod-update.ts";
 import { sameRevisions, slotPod, type PodRevisions, type RevisionSources } from "./slot-pod.ts";
+import { isPersistentSequence } from "./naming.ts";
 
 export type Action = UpdateStep<
   /** `replacing`: the pod deleted for recreation it stands in for; `surgeFor`: the pod it replaces (to-replace). */
   | { kind: "create"; instanceId: number; pod: Pod; replacing?: LivePod; surgeFor?: LivePod }
-  | { kind: "delete"; pod: LivePod; reason: string }
+  /** `releaseClaims`: the instance's claims go with it (a replace's pods, as kube-xset deletes them). */
+  | { kind: "delete"; pod: LivePod; reason: string; releaseClaims?: boolean }
   /** Gives an owned pod without a usable instance id (made by hand, or a duplicate) a free one. */
   | { kind: "label"; pod: LivePod; instanceId: number }
   | { kind: "recreate"; pod: LivePod; replacement: Pod; reason: string }
@@ -60,13 +62,15 @@ export interface SyncInput {
   nowMs: number;
   /** Instance ids other CollaSets hold in a shared ResourceContext (scaleStrategy.context). */
   reservedIds?: ReadonlySet<number>;
+  /** Pods asked to leave the CollaSet that wait for their replace or deletion (in-exclude.ts). */
+  excluding?: ReadonlySet<string>;
 }
 
 interface PlannedSlot {
   instanceId: number;
-  /** The live pod, the pod awaiting replacement, or none for a slot to fill. */
+  /** The live pod, the pod awaiting replacement or (PersistentSequence) going, or none for a slot to fill. */
   pod: LivePod | undefined;
-  kind: "live" | "replacing" | "new";
+  kind: "live" | "replacing" | "leaving" | "new";
   slot: Slot;
 }
 
@@ -87,6 +91,9 @@ export function planSync(input: SyncInput): SyncPlan {
 
   const live = new Map<number, LivePod>();
   const replacing = new Map<number, LivePod>();
+  // PersistentSequence (naming.ts): a pod being deleted holds its slot, whose next pod takes its name once it is gone.
+  const persistent = isPersistentSequence(collaSet);
+  const leaving = new Map<number, LivePod>();
   const occupied = new Set<number>([...input.pods.map(instanceIdOf).filter((id) => id !== undefined), ...(input.reservedIds ?? [])]);
   const unlabelled: LivePod[] = [];
   for (const pod of [...input.pods].sort(byPreference)) {
@@ -97,6 +104,8 @@ export function planSync(input: SyncInput): SyncPlan {
     } else if (!isTerminating(pod)) {
       if (id === undefined || live.has(id)) unlabelled.push(pod);
       else live.set(id, pod);
+    } else if (persistent && id !== undefined && !leaving.has(id)) {
+      leaving.set(id, pod);
     }
   }
   // No pod is deleted for lack of an id: it gets one, and is counted from the next sync on.
@@ -110,10 +119,19 @@ export function planSync(input: SyncInput): SyncPlan {
       replacing.delete(id);
     }
   }
+  if (persistent) {
+    // Its replacement cannot exist while it does (one name): no pod waits for one.
+    for (const [id, pod] of replacing) {
+      actions.push({ kind: "release", pod });
+      if (!leaving.has(id)) leaving.set(id, pod);
+    }
+    replacing.clear();
+    for (const id of live.keys()) leaving.delete(id);
+  }
 
   // Pods to delete go through PodOpsLifecycle's scale-in operation first, when it is on.
   const deletions: PodDeletion<Action>[] = [];
-  const remove = (pod: LivePod, reason: string) => void deletions.push({ pod, step: { kind: "delete", pod, reason } });
+  const remove = (pod: LivePod, reason: string, releaseClaims = false) => void deletions.push({ pod, step: { kind: "delete", pod, reason, ...(releaseClaims ? { releaseClaims } : {}) } });
   // A surge pod (to-replace) stands in for its origin's slot until the origin goes.
   const pairs = replacePairs(live);
   const deleteSlotPod = (id: number, pod: LivePod, reason: string) => {
@@ -125,7 +143,7 @@ export function planSync(input: SyncInput): SyncPlan {
   // Scaling: podToDelete and the to-delete label first (while replicas stays, new pods take their
   // places), then the highest instance ids; new pods take the smallest free ids. A surge pod named
   // for deletion goes once its replace is over (as kuperator waits for it).
-  const ids = new Set([...[...live.keys()].filter((id) => !pairs.surgeIds.has(id)), ...replacing.keys()]);
+  const ids = new Set([...[...live.keys()].filter((id) => !pairs.surgeIds.has(id)), ...replacing.keys(), ...leaving.keys()]);
   const replicas = collaSet.spec.replicas ?? 0;
   if (!paused) {
     const toDelete = new Set(collaSet.spec.scaleStrategy?.podToDelete ?? []);
@@ -137,18 +155,23 @@ export function planSync(input: SyncInput): SyncPlan {
       deleteSlotPod(id, pod, labelled ? `it carries the label ${TO_DELETE_LABEL}` : "it is listed in scaleStrategy.podToDelete");
       ids.delete(id);
     }
-    for (const id of [...ids].sort((a, b) => b - a).slice(0, Math.max(0, ids.size - replicas))) {
+    // Pods asked to leave come first and are not scaled in: each holds back one scale-in until it
+    // has left (kube-xset getTargetsToDelete), and so does a slot whose surge pod is asked to leave.
+    const excluding = (id: number) => [live.get(id), pairs.surgeOf.get(id)].some((pod) => input.excluding?.has(pod?.metadata?.name ?? "") === true);
+    const surplus = [...ids].sort((a, b) => Number(excluding(b)) - Number(excluding(a)) || b - a).slice(0, Math.max(0, ids.size - replicas));
+    for (const id of surplus) {
+      if (excluding(id)) continue;
       const pod = live.get(id);
       if (pod !== undefined) deleteSlotPod(id, pod, `scaling in to ${replicas} replicas`);
-      else actions.push({ kind: "release", pod: replacing.get(id)! });
+      else if (replacing.has(id)) actions.push({ kind: "release", pod: replacing.get(id)! });
       ids.delete(id);
     }
   }
   const slots: PlannedSlot[] = [];
   const templateLabels = collaSet.spec.template.metadata?.labels ?? {};
   for (const id of [...ids].sort((a, b) => a - b)) {
-    const pod = live.get(id) ?? replacing.get(id)!;
-    const kind = live.has(id) ? "live" : "replacing";
+    const pod = live.get(id) ?? replacing.get(id) ?? leaving.get(id)!;
+    const kind = live.has(id) ? "live" : replacing.has(id) ? "replacing" : "leaving";
     // A pod awaiting its replacement stands for it, with what it carries and as ready as it
     // is: counting it ready would put the other not-ready pods ahead of it in update order,
     // and the rollout would move on to them and recreate them too, without end.
@@ -181,7 +204,7 @@ export function planSync(input: SyncInput): SyncPlan {
     decorations: decorationTargets.get(planned.slot.name) ?? new Map(),
   });
 
-  for (const planned of slots.filter((item) => item.kind !== "live")) {
+  for (const planned of slots.filter((item) => item.kind === "replacing" || item.kind === "new")) {
     const revisions = desired(planned);
     const pod = renderSlot(collaSet, planned.instanceId, revisions, input.sources, blocked, `instance ${planned.instanceId}`, lifecycle !== undefined);
     if (pod === null) continue;
@@ -225,10 +248,10 @@ export function planSync(input: SyncInput): SyncPlan {
           break;
         }
         case "remove-origin":
-          remove(origin, `replaced by pod ${step.surge.metadata?.name ?? ""}, which serves`);
+          remove(origin, `replaced by pod ${step.surge.metadata?.name ?? ""}, which serves`, true);
           break;
         case "remove-surge":
-          remove(step.surge, step.reason);
+          remove(step.surge, step.reason, true);
           break;
         case "retarget":
           relabel(origin, { [REPLACED_BY_UPDATE_LABEL]: step.template }, [], `its replace now makes revision ${step.template}`);

@@ -12,6 +12,7 @@ import { Evictions } from "../../../src/controller/eviction.ts";
 import { ContextWrites } from "../../../src/controller/collaset/context-writes.ts";
 import type { CachedResourceContext } from "../../../src/controller/collaset/resource-context.ts";
 import { ClaimWrites } from "../../../src/controller/collaset/claim-writes.ts";
+import { InExcludeWrites } from "../../../src/controller/collaset/in-exclude-writes.ts";
 import { FrozenCache } from "../frozen-cache.ts";
 import { Expectations } from "../../../src/controller/runtime/expectations.ts";
 import { FakeClock } from "../fake-clock.ts";
@@ -57,6 +58,11 @@ export class ReconcilerHarness {
       if ((pod.metadata?.finalizers ?? []).length > 0) stored(this.pods, { ...pod, metadata: { ...pod.metadata, deletionTimestamp: new Date(this.clock.now()).toISOString() } });
       else this.pods.delete(objectKey(pod));
     };
+    // A pod being deleted is gone once its last finalizer is.
+    const settled = (pod: Pod): Pod => {
+      if (pod.metadata?.deletionTimestamp != null && (pod.metadata.finalizers ?? []).length === 0) this.pods.delete(objectKey(pod));
+      return pod;
+    };
     const expectations = new Expectations({ clock: this.clock });
     const events = { record: (_object: KubeObject, type: string, reason: string, message: string) => void this.events.push({ type, reason, message }) };
     this.reconciler = new CollaSetReconciler({
@@ -72,11 +78,13 @@ export class ReconcilerHarness {
         pods: {
           create: (pod) =>
             this.#write("pods.create", pod.metadata?.generateName ?? "", () => {
-              const name = `${pod.metadata?.generateName ?? ""}${this.#version + 1}`;
+              // A name given is kept (PersistentSequence), and taken only once, as the API server answers.
+              const name = pod.metadata?.name ?? `${pod.metadata?.generateName ?? ""}${this.#version + 1}`;
+              if (this.pods.get(pod.metadata?.namespace, name) !== undefined) throw apiError(409, { reason: "AlreadyExists", message: `pods "${name}" already exists` });
               return stored(this.pods, { ...pod, metadata: { ...pod.metadata, name, uid: `uid-${name}`, creationTimestamp: new Date(this.clock.now()).toISOString() } });
             }),
           delete: (namespace, name) => this.#write("pods.delete", name, () => remove(namespace, name)),
-          jsonPatch: (namespace, name, operations) => this.#write("pods.jsonPatch", name, () => stored(this.pods, applyOperations(this.pods.get(namespace, name)!, operations))),
+          jsonPatch: (namespace, name, operations) => this.#write("pods.jsonPatch", name, () => settled(stored(this.pods, applyOperations(this.pods.get(namespace, name)!, operations)))),
           jsonPatchStatus: (namespace, name, operations) => this.#write("pods.jsonPatchStatus", name, () => stored(this.pods, applyOperations(this.pods.get(namespace, name)!, operations))),
         },
         controllerRevisions: {
@@ -94,6 +102,16 @@ export class ReconcilerHarness {
       clock: this.clock,
       logger: pino({ level: "silent" }),
       evictions: new Evictions({ clock: this.clock, client: { evict: (namespace, name) => this.#write("pods.evict", name, () => remove(namespace, name)) } }),
+      inExclude: new InExcludeWrites({
+        pods: this.pods,
+        claims: this.claims,
+        client: {
+          pods: { jsonPatch: (namespace, name, operations) => this.#write("pods.jsonPatch", name, () => stored(this.pods, applyOperations(this.pods.get(namespace, name)!, operations))) },
+          claims: { jsonPatch: (namespace, name, operations) => this.#write("claims.jsonPatch", name, () => stored(this.claims, applyOperations(this.claims.get(namespace, name)!, operations))) },
+        },
+        expectations,
+        events,
+      }),
       contexts: new ContextWrites({
         contexts: this.contexts,
         expectations,
