@@ -131,8 +131,11 @@ export class CollaSetReconciler {
     const sources = this.#sources(namespace, cached, stored.name, collaSetRevisionData(collaSet));
     let otherPods: Pod[] | undefined;
     const others = () => otherPods ??= this.#options.pods.list(namespace).filter((pod) => controllerOf(pod)?.uid !== cached.metadata.uid);
-    // Ids other owners hold in a shared context, and (PersistentSequence) those whose names other pods hold.
-    const reservedIds = new Set([...this.#options.contexts.reservedIds(collaSet), ...idsOfNamesTaken(collaSet, isPersistentSequence(collaSet) ? others() : [])]);
+    // Ids other owners hold in a shared context, and (PersistentSequence) those whose names other pods
+    // hold, but a pod about to join: it may take its own name's id back.
+    const joining = new Set(collaSet.spec.scaleStrategy?.podToInclude ?? []);
+    const namesHeld = isPersistentSequence(collaSet) ? others().filter((pod) => !joining.has(pod.metadata?.name ?? "")) : [];
+    const reservedIds = new Set([...this.#options.contexts.reservedIds(collaSet), ...idsOfNamesTaken(collaSet, namesHeld)]);
     // Pods leaving and joining (podToExclude, podToInclude): that done, the next sync scales and updates (kube-xset skips doSync).
     const inExclude = this.#options.inExclude.plan(collaSet, pods, reservedIds);
     const moving = inExclude.exclude.length > 0 || inExclude.include.length > 0;

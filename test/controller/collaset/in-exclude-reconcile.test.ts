@@ -106,7 +106,7 @@ describe("CollaSet reconciler: namingStrategy", () => {
     expect(harness.writes.filter((write) => write.startsWith("pods.create") && write.includes("(failed)"))).toEqual([]);
   });
 
-  it("PersistentSequence: a pod that left keeps its name, so its successor takes another id", async () => {
+  it("PersistentSequence: a pod that left keeps its name, so its successor takes another id; taken back, it gets its id again", async () => {
     const harness = new ReconcilerHarness({ lifecycle });
     harness.applyCollaSet(withClaims(2, {}, { podNamingSuffixPolicy: "PersistentSequence" }));
     await settle(harness);
@@ -114,6 +114,11 @@ describe("CollaSet reconciler: namingStrategy", () => {
     await settle(harness);
     expect(owned(harness.pods.get("ns", "web-0"))).toBe(false);
     expect(members(harness).map((pod) => pod.metadata?.name).sort()).toEqual(["web-1", "web-2"]);
+    // Taken back, it gets the id its name says.
+    harness.applyCollaSet(withClaims(3, { podToInclude: ["web-0"] }, { podNamingSuffixPolicy: "PersistentSequence" }));
+    await settle(harness);
+    expect(idOf(harness.pods.get("ns", "web-0"))).toBe("0");
+    expect(members(harness).map((pod) => pod.metadata?.name).sort()).toEqual(["web-0", "web-1", "web-2"]);
   });
 
   it("Random (the default) lets the API server name pods", async () => {
