@@ -58,7 +58,7 @@ describe("collaSetWarnings", () => {
   });
 
   it("says nothing when only fields it acts on are set", () => {
-    expect(collaSetWarnings(collaSet({ updateStrategy: { podUpgradePolicy: "Recreate", rollingUpdate: { byPartition: { partition: 1 }, byLabel: {}, maxUnavailable: 2 }, operationDelaySeconds: 5 }, scaleStrategy: { podToDelete: ["web-a"], persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: "Delete" } }, volumeClaimTemplates: [{ metadata: { name: "data" } }] }))).toEqual([]);
+    expect(collaSetWarnings(collaSet({ updateStrategy: { podUpgradePolicy: "Recreate", rollingUpdate: { byPartition: { partition: 1 }, byLabel: {}, maxUnavailable: 2 }, operationDelaySeconds: 5 }, scaleStrategy: { podToDelete: ["web-a"], context: "pool", persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: "Delete" } }, volumeClaimTemplates: [{ metadata: { name: "data" } }] }))).toEqual([]);
   });
 
   it("names every field it accepts but does not act on, each with what happens instead", () => {

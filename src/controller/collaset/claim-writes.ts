@@ -11,6 +11,7 @@ import { controlledByKey, controllerUidIndex, type Lister } from "../runtime/cac
 import type { EventRecorder } from "../runtime/event-recorder.ts";
 import type { Expectations } from "../runtime/expectations.ts";
 import type { CollaSet } from "../../api/collaset.ts";
+import { INSTANCE_ID_LABEL } from "./pod-state.ts";
 import type { Pod as LivePod } from "../../kube/objects.ts";
 import {
   claimsForInstance,
@@ -105,6 +106,26 @@ export class ClaimWrites {
       });
     }
     return failures;
+  }
+
+  /**
+   * The claims of an instance whose pod a replace removed (the origin once its surge pod serves,
+   * or a cancelled surge pod), whatever whenScaled says: kube-xset deletes a replace pair's claims
+   * with the pod (synccontrols/sync_control.go). PVC protection keeps them until the pod is gone.
+   */
+  async releaseInstance(key: string, collaSet: CachedCollaSet, instanceId: number, reason: string): Promise<void> {
+    const namespace = collaSet.metadata.namespace ?? "";
+    for (const claim of this.owned(collaSet)) {
+      if (claim.metadata?.labels?.[INSTANCE_ID_LABEL] !== String(instanceId) || claim.metadata.deletionTimestamp != null) continue;
+      const name = claim.metadata.name ?? "";
+      try {
+        await this.#options.client.claims.delete(namespace, name, claim.metadata.uid === undefined ? {} : { preconditions: { uid: claim.metadata.uid } });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+      this.#expectChanged(key, claim);
+      this.#options.events.record(collaSet, "Normal", "SuccessfulDeleteClaim", `deleted claim ${name}: ${reason}`);
+    }
   }
 
   /**

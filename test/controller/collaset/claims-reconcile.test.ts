@@ -157,3 +157,44 @@ describe("CollaSet reconciler: volumeClaimTemplates", () => {
     expect(live(harness).map(claimOf)).toEqual([claim!.metadata!.name]);
   });
 });
+
+describe("CollaSet reconciler: claims around a replace (to-replace)", () => {
+  const labelPod = (harness: ReconcilerHarness, pod: Pod, labels: Record<string, string | undefined>) => {
+    const next = structuredClone(pod);
+    for (const [key, value] of Object.entries(labels)) {
+      if (value === undefined) delete next.metadata!.labels![key];
+      else next.metadata!.labels![key] = value;
+    }
+    harness.pods.upsert({ ...next, metadata: { ...next.metadata, resourceVersion: `${pod.metadata?.resourceVersion ?? ""}l` } });
+  };
+
+  it("gives the surge pod claims of its own id, and deletes the origin's with it even under whenScaled Retain", async () => {
+    const harness = new ReconcilerHarness();
+    harness.applyCollaSet(withClaims({ replicas: 1, whenScaled: "Retain" }));
+    await settle(harness);
+    const origin = live(harness)[0]!;
+    labelPod(harness, origin, { "collaset.kusionstack.io/to-replace": "true" });
+    await settle(harness);
+    expect(live(harness)).toHaveLength(1);
+    const surge = live(harness)[0]!;
+    expect(surge.metadata?.name).not.toBe(origin.metadata?.name);
+    expect(Object.keys(claimsById(harness))).toEqual([surge.metadata!.labels![INSTANCE_ID_LABEL]]);
+    expect(claimOf(surge)).toBe(claimsById(harness)[surge.metadata!.labels![INSTANCE_ID_LABEL]!]);
+  });
+
+  it("deletes a cancelled surge pod's claims and keeps the origin's", async () => {
+    const harness = new ReconcilerHarness();
+    harness.applyCollaSet(withClaims({ replicas: 1, whenScaled: "Retain" }));
+    await settle(harness);
+    const origin = live(harness)[0]!;
+    labelPod(harness, origin, { "collaset.kusionstack.io/to-replace": "true" });
+    await harness.reconciler.reconcile("ns/web");
+    expect(Object.keys(claimsById(harness)).sort()).toEqual(["0", "1"]);
+    // Cancelled before the surge pod runs (the harness's kubelet has not started it).
+    labelPod(harness, harness.pods.get("ns", origin.metadata!.name!)!, { "collaset.kusionstack.io/to-replace": undefined });
+    await harness.reconciler.reconcile("ns/web");
+    await harness.reconciler.reconcile("ns/web");
+    expect(live(harness).map((pod) => pod.metadata?.name)).toEqual([origin.metadata?.name]);
+    expect(Object.keys(claimsById(harness))).toEqual(["0"]);
+  });
+});
