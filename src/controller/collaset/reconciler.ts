@@ -133,8 +133,8 @@ export class CollaSetReconciler {
     const others = () => otherPods ??= this.#options.pods.list(namespace).filter((pod) => controllerOf(pod)?.uid !== cached.metadata.uid);
     // Ids other owners hold in a shared context, and (PersistentSequence) those whose names other pods
     // hold, but a pod about to join: it may take its own name's id back.
-    const joining = new Set(collaSet.spec.scaleStrategy?.podToInclude ?? []);
-    const namesHeld = isPersistentSequence(collaSet) ? others().filter((pod) => !joining.has(pod.metadata?.name ?? "")) : [];
+    const toInclude = new Set(collaSet.spec.scaleStrategy?.podToInclude ?? []);
+    const namesHeld = isPersistentSequence(collaSet) ? others().filter((pod) => !toInclude.has(pod.metadata?.name ?? "")) : [];
     const reservedIds = new Set([...this.#options.contexts.reservedIds(collaSet), ...idsOfNamesTaken(collaSet, namesHeld)]);
     // Pods leaving and joining (podToExclude, podToInclude): that done, the next sync scales and updates (kube-xset skips doSync).
     const inExclude = this.#options.inExclude.plan(collaSet, pods, reservedIds);
@@ -182,7 +182,8 @@ export class CollaSetReconciler {
     failures.push(...(await this.#options.inExclude.apply(key, cached, { ...inExclude, include: joining })));
     failures.push(...(await this.#execute(key, cached, actions)));
     // Claims are judged once the pods that leave or join show in the cache.
-    if (!moving) failures.push(...(await this.#options.claims.sync(key, cached, pods)));
+    // The pods just created count: their ids (not always the smallest free ones) keep their claims.
+    if (!moving) failures.push(...(await this.#options.claims.sync(key, cached, [...pods, ...actions.flatMap((action) => (action.kind === "create" ? [action.pod as Pod] : []))])));
     const refused = failures.find((failure) => failure instanceof Refused);
     const retryable = failures.find((failure) => !(failure instanceof Refused));
     const status = desiredCollaSetStatus({

@@ -114,6 +114,8 @@ describe("CollaSet reconciler: namingStrategy", () => {
     await settle(harness);
     expect(owned(harness.pods.get("ns", "web-0"))).toBe(false);
     expect(members(harness).map((pod) => pod.metadata?.name).sort()).toEqual(["web-1", "web-2"]);
+    // web-2's claim is kept though id 2 is not the smallest free one.
+    expect(harness.events.filter((event) => event.reason === "SuccessfulDeleteClaim")).toEqual([]);
     // Taken back, it gets the id its name says.
     harness.applyCollaSet(withClaims(3, { podToInclude: ["web-0"] }, { podNamingSuffixPolicy: "PersistentSequence" }));
     await settle(harness);
