@@ -264,7 +264,8 @@ export function planSync(input: SyncInput): SyncPlan {
   if (!paused) planReplaces();
   const lifecycleSteps = (changes: PodChange<Action>[], maxUnavailable: number, unavailable: number) => {
     const deleting = new Set(deletions.map((deletion) => deletion.pod));
-    const pods = slots.flatMap((slot) => (slot.kind === "live" && !deleting.has(slot.pod!) ? [slot.pod!] : []));
+    // Surge pods too: their gate goes True and they become service-available like any pod.
+    const pods = [...slots.flatMap((slot) => (slot.kind === "live" ? [slot.pod!] : [])), ...pairs.surgeOf.values()].filter((pod) => !deleting.has(pod));
     for (const planned of [planUpdateSteps<Action>({ changes: changes.filter((change) => !deleting.has(change.pod)), pods, maxUnavailable, unavailable, lifecycle }), planDeletionSteps(deletions, lifecycle)]) {
       actions.push(...planned.steps);
       const messages = planned.stuck.map((entry) => entry.message);

@@ -302,6 +302,33 @@ describe("PodOpsLifecycle before a deletion (kuperator's scale-in operation)", (
   });
 });
 
+describe("PodOpsLifecycle around a replace (to-replace)", () => {
+  it("brings the surge pod into service, then takes the origin out of traffic and deletes it", async () => {
+    const harness = await inService(1);
+    const origin = harness.pods.list("ns")[0]!;
+    harness.pods.upsert({ ...origin, metadata: { ...origin.metadata, labels: { ...origin.metadata?.labels, "collaset.kusionstack.io/to-replace": "true" }, resourceVersion: "replace" } });
+    await harness.reconciler.reconcile("ns/web");
+    const surge = harness.pods.list("ns").find((pod) => pod.metadata?.name !== origin.metadata?.name)!;
+    expect(surge.spec?.readinessGates).toEqual([{ conditionType: SERVICE_READY_GATE }]);
+    harness.runPods();
+    await harness.reconciler.reconcile("ns/web");
+    // The surge pod's gate goes True; the origin still serves.
+    expect(gate(harness.pods.get("ns", surge.metadata!.name!)!)).toBe("True");
+    expect(gate(harness.pods.get("ns", origin.metadata!.name!)!)).toBe("True");
+    harness.runPods();
+    await harness.reconciler.reconcile("ns/web");
+    harness.runPods();
+    await harness.reconciler.reconcile("ns/web");
+    // The surge pod serves: the origin leaves traffic in a scale-in operation, then goes.
+    expect(harness.pods.get("ns", origin.metadata!.name!)!.metadata?.labels?.[lifecycleLabel("operationType")]).toBe("scale-in");
+    harness.runPods();
+    await harness.clock.advance(DRAIN_MS);
+    await harness.reconciler.reconcile("ns/web");
+    await harness.reconciler.reconcile("ns/web");
+    expect(harness.pods.list("ns").map((pod) => pod.metadata?.name)).toEqual([surge.metadata?.name]);
+  });
+});
+
 describe("readyToOperate", () => {
   const pod = (conditions: { type: string; status: string }[], finalizers: string[] = []): Pod => ({
     metadata: { name: "p", finalizers },
