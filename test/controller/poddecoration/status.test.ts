@@ -107,7 +107,7 @@ describe("status.details", () => {
     for (const status of [byCollaSet, byWorkload]) expect(Buffer.byteLength(JSON.stringify(status))).toBeLessThan(ETCD_OBJECT_LIMIT / 2);
     // Within the budget nothing is counted as left out.
     expect(statusOf(decoration(), collaSetPods("web", 10)).omittedDetails).toBeUndefined();
-  });
+  }, 60_000); // 100,000 pods built and summarised: seconds of CPU on a loaded 2-core machine, not a timing claim
 });
 
 /** Pod `name` as the cache would hold it: its readiness, phase, CollaSet owner and recorded revisions vary. */
