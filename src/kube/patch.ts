@@ -12,10 +12,7 @@ export type JsonPatchOperation =
   | { op: "remove"; path: string }
   | { op: "move" | "copy"; from: string; path: string };
 
-/** A key as one segment of a JSON Pointer (RFC 6901): `~` and `/` escaped. */
-export function pointerSegment(key: string): string {
-  return key.includes("~") || key.includes("/") ? key.replaceAll("~", "~0").replaceAll("/", "~1") : key;
-}
+export { pointerSegment } from "../api/json-pointer.ts";
 
 export type PatchKind = "apply" | "merge" | "json";
 

@@ -11,7 +11,7 @@
 // part both sides share (the same object, as a rendered pod shares what rendering left alone
 // with the pod) is equal and not walked.
 
-import { pointerSegment } from "../kube/patch.ts";
+import { pointerSegment } from "../api/json-pointer.ts";
 
 export type JsonPatchOperation =
   | { op: "add"; path: string; value: unknown }

@@ -6,10 +6,6 @@
 // the reason is given instead, and whoever reports the figure says so.
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse } from "yaml";
-import { parseQuantity } from "../../src/api/quantity.ts";
-
-const VALUES = new URL("../../charts/pod-decorator/values.yaml", import.meta.url);
 
 export interface MemoryLimit {
   bytes: number;
@@ -21,14 +17,6 @@ export interface MemoryLimit {
   oomKills(): number;
   /** Removes the cgroup once its processes have exited. */
   remove(): void;
-}
-
-/** The chart's container memory limit, in bytes. */
-export function chartMemoryLimitBytes(): number {
-  const values = parse(readFileSync(VALUES, "utf8")) as { resources?: { limits?: { memory?: unknown } } };
-  const quantity = parseQuantity(values.resources?.limits?.memory);
-  if (quantity === undefined) throw new Error("charts/pod-decorator/values.yaml sets no resources.limits.memory");
-  return Number(quantity.numerator / quantity.denominator);
 }
 
 export function memoryLimit(bytes: number, name: string): MemoryLimit | { unavailable: string } {

@@ -62,9 +62,9 @@ describe("evaluate", () => {
     expect(evaluate([nested], { webhook: { distinctPods: 0.42 } }, ran)[0]?.measured).toBe("not measured (missing from the section's output)");
   });
 
-  it("covers exactly the seven DESIGN §9 keys of issue 8, the flood of DESIGN §10 (issue 13) and its idle clients (issue 29), the p99 ratios (replicas and distinct pods) and 100k-pod scale and kept API connections of issue 15, and the Deployment rollout of issue 17, the largest status write of issue 30", () => {
+  it("covers exactly the seven DESIGN §9 keys of issue 8, the flood of DESIGN §10 (issue 13) and its idle clients (issue 29), the p99 ratios (replicas and distinct pods) and 100k-pod scale and kept API connections of issue 15, and the Deployment rollout of issue 17, the largest status write of issue 30, the webhook's peak RSS of issue 32", () => {
     expect(metrics.map((metric) => metric.path)).toEqual([
-      "engine.renderMicros", "webhook.throughputRatio", "webhook.distinctPods.throughputRatio", "webhook.p99Ms", "webhook.p99Ratio", "webhook.distinctPods.p99Ratio", "webhook.rps",
+      "engine.renderMicros", "webhook.throughputRatio", "webhook.distinctPods.throughputRatio", "webhook.p99Ms", "webhook.p99Ratio", "webhook.distinctPods.p99Ratio", "webhook.peakRssMiB", "webhook.rps",
       "flood.healthzP99Ms", "flood.peakRssMiB", "flood.crashes", "flood.idleClients.realReview429s", "flood.idleClients.webhookPortHealthzP99Ms",
       "controller.statusPassMs", "controller.cacheMiB", "scale.cacheMiB", "scale.widestDecorationMs", "scale.fullPassMs", "scale.maxStatusWriteKiB", "kubeClient.wallRatio", "rollout.ratio", "rollout.deploymentRatio",
     ]);

@@ -4,12 +4,11 @@
 // /healthz is probed as a kubelet would (a new connection each time, every 100 ms) on the health
 // port the chart's probes use, and for comparison on the webhook's own HTTPS port. Reports the
 // probes' latency, the server's peak RSS (VmHWM), whether it crashed, and how the flood was
-// answered (429 beyond the in-flight limits). The server runs under the chart's memory limit, in
-// a memory cgroup, as its container does (memory-limit.ts; where none can be made, it says so).
+// answered (429 beyond the in-flight limits). The server runs as the chart runs it: its NODE_OPTIONS,
+// and its memory limit in a memory cgroup (chart-runtime.ts; where none can be made, it says so).
 //   node test/bench/webhook-flood.ts [--json]        (FLOOD_SECONDS=20)
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
 import { request as plainRequest } from "node:http";
 import { Agent, request } from "node:https";
 import { availableParallelism, loadavg } from "node:os";
@@ -17,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { percentile } from "./statistics.ts";
 import { floodBody } from "./flood-body.ts";
-import { chartMemoryLimitBytes, memoryLimit, type MemoryLimit } from "./memory-limit.ts";
+import { peakRssMiB, spawnAsChartRuns, type ChartProcess, type ChartRuntime } from "./chart-runtime.ts";
 
 export interface FloodResult {
   clients: number;
@@ -29,7 +28,9 @@ export interface FloodResult {
   webhookPortHealthz: ProbeFigures;
   peakRssMiB: number;
   /** The memory limit the server ran under (the chart's), or why it ran without one. */
-  memoryLimit: { mib: number; cgroup: "v1" | "v2" } | { unavailable: string };
+  memoryLimit: ChartRuntime["memoryLimit"];
+  /** The chart's NODE_OPTIONS it ran with. */
+  nodeOptions: string;
   /** Times the kernel killed the server for memory (also counted in crashes). */
   oomKills: number;
   crashes: number;
@@ -55,17 +56,14 @@ const SERVER_CORE = "1";
 const serverScript = fileURLToPath(new URL("./webhook-server.ts", import.meta.url));
 const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;
 
-/** The real pod webhook over the typical 50 decorations in a process of its own, pinned to SERVER_CORE. */
-export async function startServer(limit: MemoryLimit | undefined): Promise<{ port: number; healthPort: number; ca: string; child: ChildProcess & { pid: number } }> {
-  const pinned: [string, string[]] = hasTaskset
-    ? ["taskset", ["-c", SERVER_CORE, process.execPath, ...(process.env.FLOOD_NODE_OPTIONS ?? "").split(" ").filter(Boolean), serverScript, "decorate"]]
-    : [process.execPath, [serverScript, "decorate"]];
-  const [command, args] = limit === undefined ? pinned : limit.wrap(...pinned);
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
-  const [chunk] = (await once(child.stdout, "data")) as [Buffer];
+/** The real pod webhook over the typical 50 decorations in a process of its own, pinned to SERVER_CORE, as the chart runs it. */
+export async function startServer(): Promise<{ port: number; healthPort: number; ca: string; child: ChartProcess["child"]; chart: ChartProcess }> {
+  const chart = hasTaskset
+    ? spawnAsChartRuns("taskset", ["-c", SERVER_CORE, process.execPath, serverScript, "decorate"], "pod-decorator-webhook")
+    : spawnAsChartRuns(process.execPath, [serverScript, "decorate"], "pod-decorator-webhook");
+  const [chunk] = (await once(chart.child.stdout!, "data")) as [Buffer];
   const { port, healthPort, ca } = JSON.parse(chunk.toString().split("\n")[0]!) as { port: number; healthPort: number; ca: string };
-  if (child.pid === undefined) throw new Error("the webhook server did not start");
-  return { port, healthPort, ca, child: child as ChildProcess & { pid: number } };
+  return { port, healthPort, ca, child: chart.child, chart };
 }
 
 export function send(options: { port: number; ca?: string; agent: Agent | false; method: string; path: string; body?: Buffer }): Promise<{ status: number } | { error: string }> {
@@ -113,15 +111,8 @@ async function probeLoop(target: { port: number; ca?: string; untilMs: number; i
   parentPort?.postMessage({ latencies, failed });
 }
 
-function peakRssMiB(pid: number): number {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Math.round(Number(match?.[1] ?? 0) / 1024);
-}
-
 export async function measureFlood(seconds = Number(process.env.FLOOD_SECONDS ?? 20)): Promise<FloodResult> {
-  const limited = memoryLimit(chartMemoryLimitBytes(), `pod-decorator-flood-${process.pid}`);
-  const limit = "unavailable" in limited ? undefined : limited;
-  const server = await startServer(limit);
+  const server = await startServer();
   let crashes = 0;
   let stopping = false;
   let peak = 0;
@@ -170,8 +161,8 @@ export async function measureFlood(seconds = Number(process.env.FLOOD_SECONDS ??
       server.child.kill("SIGTERM");
       await once(server.child, "exit");
     }
-    oomKills = limit?.oomKills() ?? 0;
-    limit?.remove();
+    oomKills = server.chart.oomKills();
+    server.chart.remove();
   }
   const figures = (samples: number[], failures: { count: number }) => probeFigures(samples, failures.count);
   return {
@@ -181,7 +172,8 @@ export async function measureFlood(seconds = Number(process.env.FLOOD_SECONDS ??
     healthz: figures(latencies, failed),
     webhookPortHealthz: figures(webhookPortLatencies, webhookPortFailed),
     peakRssMiB: peak,
-    memoryLimit: "unavailable" in limited ? limited : { mib: Math.round(limited.bytes / 1048576), cgroup: limited.cgroup },
+    memoryLimit: server.chart.runtime.memoryLimit,
+    nodeOptions: server.chart.runtime.nodeOptions,
     oomKills,
     crashes,
     flood,

@@ -38,7 +38,7 @@ const REVIEWERS = 4;
 const REVIEW_INTERVAL_MS = 20;
 
 export async function measureIdleClients(seconds = Number(process.env.IDLE_SECONDS ?? 20)): Promise<IdleClientsResult> {
-  const server = await startServer(undefined);
+  const server = await startServer();
   let crashes = 0;
   let stopping = false;
   server.child.once("exit", () => {
@@ -89,6 +89,7 @@ export async function measureIdleClients(seconds = Number(process.env.IDLE_SECON
       server.child.kill("SIGTERM");
       await once(server.child, "exit");
     }
+    server.chart.remove();
   }
 }
 

@@ -9,15 +9,17 @@
 // (which `make bench` pins to the other core). The three servers are measured in turns, a slice
 // of each in every round (in a rotating order), so that the machine's slow and quiet moments
 // fall on each of them alike: a ratio compares them under the same conditions, not whatever
-// ran on the machine during one server's turn.
+// ran on the machine during one server's turn. Every server runs as the chart runs it (its
+// NODE_OPTIONS and memory limit, chart-runtime.ts); each one's peak RSS over the whole run is kept.
 //   node test/bench/webhook.ts [--json]        (BENCH_SECONDS=10 per measurement)
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { TOKEN_VOLUME_PREFIX } from "../../src/webhook/replica-identity.ts";
+import { peakRssMiB, spawnAsChartRuns, type ChartProcess, type ChartRuntime } from "./chart-runtime.ts";
 import { percentile } from "./statistics.ts";
 import { asAdmissionSeesIt, generatedTokenVolumeName, podAdmissionReview, typicalPod } from "./typical-workload.ts";
 
@@ -44,6 +46,8 @@ export interface LoadFigures {
 interface ServerFigures {
   saturation: LoadFigures;
   fixedRate: LoadFigures;
+  /** The server process's peak resident memory (VmHWM) over the whole run: warm-up, saturation and fixed rate. */
+  peakRssMiB: number;
 }
 
 /** Ratios of the pod webhook's figures to the bare server's in the same run. */
@@ -61,6 +65,11 @@ export interface WebhookBenchResult extends WebhookRatios {
   p99Ms: number;
   /** The same ratios when every request carries a different pod. */
   distinctPods: WebhookRatios;
+  /** The larger of the two pod webhook servers' peak RSS (replicas, distinct pods). */
+  peakRssMiB: number;
+  /** The chart's settings every server ran with. */
+  nodeOptions: string;
+  memoryLimit: ChartRuntime["memoryLimit"];
   /** Pod webhook requests/s at saturation. */
   rps: number;
   fixedRate: number;
@@ -92,14 +101,13 @@ const SLICE_SETTLE_MS = 250;
 const serverScript = fileURLToPath(new URL("./webhook-server.ts", import.meta.url));
 const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;
 
-async function startServer(mode: "decorate" | "bare"): Promise<{ port: number; child: ChildProcess & { pid: number } }> {
-  const command = hasTaskset ? "taskset" : process.execPath;
-  const args = hasTaskset ? ["-c", SERVER_CORE, process.execPath, serverScript, mode] : [serverScript, mode];
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
-  const [chunk] = (await once(child.stdout, "data")) as [Buffer];
+async function startServer(mode: "decorate" | "bare"): Promise<{ port: number; chart: ChartProcess }> {
+  const chart = hasTaskset
+    ? spawnAsChartRuns("taskset", ["-c", SERVER_CORE, process.execPath, serverScript, mode], "pod-decorator-webhook-load")
+    : spawnAsChartRuns(process.execPath, [serverScript, mode], "pod-decorator-webhook-load");
+  const [chunk] = (await once(chart.child.stdout!, "data")) as [Buffer];
   const { port } = JSON.parse(chunk.toString().split("\n")[0]!) as { port: number };
-  if (child.pid === undefined) throw new Error("the webhook server did not start");
-  return { port, child: child as ChildProcess & { pid: number } };
+  return { port, chart };
 }
 
 const TOKEN_MARKER = "@@token@@";
@@ -228,6 +236,7 @@ interface Server {
   pods: Pods;
   port: number;
   child: ChildProcess & { pid: number };
+  chart: ChartProcess;
 }
 
 /** `seconds` of load for each server, in SLICES turns each; the order rotates from round to round. */
@@ -243,22 +252,27 @@ async function inTurns(servers: readonly Server[], seconds: number, overallRate:
   return slices.map((taken) => figures(taken, overallRate));
 }
 
-async function measureAll(seconds: number): Promise<{ bare: ServerFigures; decorate: ServerFigures; decorateDistinct: ServerFigures }> {
+async function measureAll(seconds: number): Promise<{ bare: ServerFigures; decorate: ServerFigures; decorateDistinct: ServerFigures; runtime: ChartRuntime }> {
   const servers: Server[] = [];
   try {
-    for (const [mode, pods] of [["bare", "replicas"], ["decorate", "replicas"], ["decorate", "distinct"]] as const) servers.push({ pods, ...(await startServer(mode)) });
+    for (const [mode, pods] of [["bare", "replicas"], ["decorate", "replicas"], ["decorate", "distinct"]] as const) {
+      const { port, chart } = await startServer(mode);
+      servers.push({ pods, port, child: chart.child, chart });
+    }
     // Warm-up: JIT, TLS sessions.
     for (const server of servers) await loadSlice(server.port, server.child.pid, { durationSeconds: 2, pods: server.pods });
     const saturation = await inTurns(servers, seconds, undefined);
     const fixedRate = await inTurns(servers, seconds, FIXED_RATE);
-    const of = (index: number): ServerFigures => ({ saturation: saturation[index]!, fixedRate: fixedRate[index]! });
-    return { bare: of(0), decorate: of(1), decorateDistinct: of(2) };
+    const of = (index: number): ServerFigures => ({ saturation: saturation[index]!, fixedRate: fixedRate[index]!, peakRssMiB: peakRssMiB(servers[index]!.child.pid) });
+    return { bare: of(0), decorate: of(1), decorateDistinct: of(2), runtime: servers[0]!.chart.runtime };
   } finally {
-    for (const { child } of servers) {
+    for (const { child, chart } of servers) {
       // A server that has exited already (crashed) would never emit "exit" again.
-      if (child.exitCode !== null || child.signalCode !== null) continue;
-      child.kill("SIGTERM");
-      await once(child, "exit");
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        await once(child, "exit");
+      }
+      chart.remove();
     }
   }
 }
@@ -273,11 +287,14 @@ function ratios(decorate: ServerFigures, bare: ServerFigures): WebhookRatios {
 
 export async function benchWebhook(seconds = 10): Promise<WebhookBenchResult> {
   const loadAverage1m = loadavg()[0]!;
-  const { bare, decorate, decorateDistinct } = await measureAll(seconds);
+  const { bare, decorate, decorateDistinct, runtime } = await measureAll(seconds);
   return {
     ...ratios(decorate, bare),
     p99Ms: decorate.fixedRate.p99Ms,
     distinctPods: ratios(decorateDistinct, bare),
+    peakRssMiB: Math.max(decorate.peakRssMiB, decorateDistinct.peakRssMiB),
+    nodeOptions: runtime.nodeOptions,
+    memoryLimit: runtime.memoryLimit,
     rps: decorate.saturation.rps,
     fixedRate: FIXED_RATE,
     connections: CONNECTIONS,
@@ -311,5 +328,6 @@ if (import.meta.main) {
       `${name}: throughput ${(figures.throughputRatio * 100).toFixed(1)}% of the bare server's by req/s, ${(figures.cpuThroughputRatio * 100).toFixed(1)}% by server CPU per request; p99 ${figures.p99Ratio}×`;
     console.log(summary("replicas of one pod template", result));
     console.log(summary("a different pod in every request", result.distinctPods));
+    console.log(`peak RSS: pod webhook ${result.decorate.peakRssMiB} MiB (replicas), ${result.decorateDistinct.peakRssMiB} MiB (distinct pods); bare server ${result.bare.peakRssMiB} MiB; NODE_OPTIONS "${result.nodeOptions}", memory limit ${JSON.stringify(result.memoryLimit)}`);
   }
 }

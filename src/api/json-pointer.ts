@@ -1,0 +1,7 @@
+// JSON Pointer (RFC 6901), as JSON Patch paths are written: shared by the webhook's patches and
+// the controllers' writes, and free of the API client, so that the webhook's code loads none of it.
+
+/** A key as one segment of a JSON Pointer (RFC 6901): `~` and `/` escaped. */
+export function pointerSegment(key: string): string {
+  return key.includes("~") || key.includes("/") ? key.replaceAll("~", "~0").replaceAll("/", "~1") : key;
+}
