@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { V1PersistentVolumeClaim } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { testImage } from "../node/test-images.ts";
-import { apply, collaSetPods, INSTANCE_ID } from "../support/collaset-world.ts";
+import { collaSetPods, INSTANCE_ID } from "../support/collaset-world.ts";
+import { applyNodeCollaSet, claimTemplate, localVolumes } from "../support/node-collaset.ts";
 import { clients, eventually, kubectl, test } from "../support/cluster.ts";
 import { startOperator, type Operator } from "../support/operator.ts";
 import type { Pod } from "../../src/kube/objects.ts";
@@ -23,63 +23,21 @@ afterAll(async () => {
   await rm(hostRoot, { recursive: true, force: true });
 });
 
-/** A storage class of the test's own and `count` hostPath volumes in it; removed by the returned function. */
-async function localVolumes(storageClass: string, count: number): Promise<() => Promise<void>> {
-  const volumes = Array.from({ length: count }, (_, index) => `${storageClass}-${index}`);
-  await apply([
-    `apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata: { name: ${storageClass} }
-provisioner: kubernetes.io/no-provisioner
-volumeBindingMode: Immediate`,
-    ...volumes.map((name) => `apiVersion: v1
-kind: PersistentVolume
-metadata: { name: ${name} }
-spec:
-  storageClassName: ${storageClass}
-  capacity: { storage: 100Mi }
-  accessModes: [ReadWriteOnce]
-  persistentVolumeReclaimPolicy: Retain
-  hostPath: { path: ${join(hostRoot, name)}, type: DirectoryOrCreate }`),
-  ].join("\n---\n"));
-  return async () => {
-    const result = await kubectl(["delete", "--wait=false", "--ignore-not-found", "persistentvolume", ...volumes]);
-    expect(result.code).toBe(0);
-    expect((await kubectl(["delete", "--ignore-not-found", "storageclass", storageClass])).code).toBe(0);
-  };
-}
-
-function collaSet(namespace: string, options: { replicas: number; storageClass: string; whenScaled: "Retain" | "Delete"; env: string }): string {
-  return `
-apiVersion: apps.kusionstack.io/v1alpha1
-kind: CollaSet
-metadata: { name: web, namespace: ${namespace} }
-spec:
-  replicas: ${options.replicas}
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec:
-      terminationGracePeriodSeconds: 1
-      automountServiceAccountToken: false
-      containers:
-        - name: app
-          image: ${testImage("app")}
-          imagePullPolicy: Never
-          command: [sh, -c, "hostname >> /data/seen && exec /pause"]
-          env: [{ name: MODE, value: ${options.env} }]
-          volumeMounts: [{ name: data, mountPath: /data }]
-  volumeClaimTemplates:
-    - metadata: { name: data }
-      spec:
-        storageClassName: ${options.storageClass}
-        accessModes: [ReadWriteOnce]
-        resources: { requests: { storage: 100Mi } }
-  scaleStrategy:
-    persistentVolumeClaimRetentionPolicy: { whenScaled: ${options.whenScaled} }
-  updateStrategy:
-    podUpgradePolicy: Recreate
-`;
+function collaSet(namespace: string, options: { replicas: number; storageClass: string; whenScaled: "Retain" | "Delete"; env: string }) {
+  return applyNodeCollaSet(namespace, {
+    replicas: options.replicas,
+    container: {
+      imagePullPolicy: "Never",
+      command: ["sh", "-c", "hostname >> /data/seen && exec /pause"],
+      env: [{ name: "MODE", value: options.env }],
+      volumeMounts: [{ name: "data", mountPath: "/data" }],
+    },
+    spec: {
+      volumeClaimTemplates: [claimTemplate("data", options.storageClass)],
+      scaleStrategy: { persistentVolumeClaimRetentionPolicy: { whenScaled: options.whenScaled } },
+      updateStrategy: { podUpgradePolicy: "Recreate" },
+    },
+  });
 }
 
 async function claims(namespace: string): Promise<V1PersistentVolumeClaim[]> {
@@ -112,9 +70,9 @@ async function claimNamed(namespace: string, name: string | undefined): Promise<
 describe("CollaSet volumeClaimTemplates on a real node", () => {
   test("a claim per instance, bound and mounted; kept with its data when the pod is recreated; deleted on scale-in under whenScaled Delete, kept and given back under Retain", async ({ namespace }) => {
     const storageClass = `claims-${namespace}`.slice(0, 50);
-    const removeVolumes = await localVolumes(storageClass, 3);
+    const removeVolumes = await localVolumes(hostRoot, storageClass, 3);
     try {
-      await apply(collaSet(namespace, { replicas: 2, storageClass, whenScaled: "Delete", env: "blue" }));
+      await collaSet(namespace, { replicas: 2, storageClass, whenScaled: "Delete", env: "blue" });
       const first = await runningPods(namespace, 2);
       const bound = await eventually(async () => {
         const items = await claims(namespace);
@@ -134,7 +92,7 @@ describe("CollaSet volumeClaimTemplates on a real node", () => {
       }
 
       // A change that recreates the pods: each new pod gets its instance's claim, and the data in it.
-      await apply(collaSet(namespace, { replicas: 2, storageClass, whenScaled: "Delete", env: "green" }));
+      await collaSet(namespace, { replicas: 2, storageClass, whenScaled: "Delete", env: "green" });
       const second = await eventually(async () => {
         const pods = await runningPods(namespace, 2);
         return [...pods].every(([id, pod]) => pod.metadata?.name !== first.get(id)?.metadata?.name) ? pods : undefined;
@@ -148,20 +106,20 @@ describe("CollaSet volumeClaimTemplates on a real node", () => {
 
       // Scale in under whenScaled Delete: instance 1's claim goes.
       const scaledInClaim = claimOf(second.get("1")!);
-      await apply(collaSet(namespace, { replicas: 1, storageClass, whenScaled: "Delete", env: "green" }));
+      await collaSet(namespace, { replicas: 1, storageClass, whenScaled: "Delete", env: "green" });
       await runningPods(namespace, 1);
       await eventually(async () => ((await claims(namespace)).some((claim) => claim.metadata?.name === scaledInClaim) ? undefined : true), 60_000, `claim ${scaledInClaim} deleted`);
       expect((await claims(namespace)).map((claim) => claim.metadata?.name)).toEqual([claimOf(second.get("0")!)]);
 
       // Under Retain: instance 1 comes back on a new claim, which stays through a scale-in and is given back.
-      await apply(collaSet(namespace, { replicas: 2, storageClass, whenScaled: "Retain", env: "green" }));
+      await collaSet(namespace, { replicas: 2, storageClass, whenScaled: "Retain", env: "green" });
       const third = await runningPods(namespace, 2);
       const retained = claimOf(third.get("1")!);
       expect(retained).not.toBe(scaledInClaim);
-      await apply(collaSet(namespace, { replicas: 1, storageClass, whenScaled: "Retain", env: "green" }));
+      await collaSet(namespace, { replicas: 1, storageClass, whenScaled: "Retain", env: "green" });
       await runningPods(namespace, 1);
       expect((await claimNamed(namespace, retained)).metadata?.deletionTimestamp).toBeUndefined();
-      await apply(collaSet(namespace, { replicas: 2, storageClass, whenScaled: "Retain", env: "green" }));
+      await collaSet(namespace, { replicas: 2, storageClass, whenScaled: "Retain", env: "green" });
       const fourth = await runningPods(namespace, 2);
       expect(claimOf(fourth.get("1")!)).toBe(retained);
       const claim = await claimNamed(namespace, retained);

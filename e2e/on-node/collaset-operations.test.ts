@@ -7,7 +7,8 @@
 import { describe, expect } from "vitest";
 import { createKubeClient } from "../../src/kube/client.ts";
 import { testImage } from "../node/test-images.ts";
-import { apply, ensureOperatorNamespace } from "../support/collaset-world.ts";
+import { ensureOperatorNamespace } from "../support/collaset-world.ts";
+import { applyNodeCollaSet } from "../support/node-collaset.ts";
 import { clients, eventually, kubeConfig, kubectl, test } from "../support/cluster.ts";
 import { startOperator } from "../support/operator.ts";
 import { PodWatch } from "../support/pod-watch.ts";
@@ -17,27 +18,8 @@ const DELAY_SECONDS = 4;
 const OPERATE = "operate.podopslifecycle.kusionstack.io/collaset";
 const SERVICE_AVAILABLE = "podopslifecycle.kusionstack.io/service-available";
 
-function collaSetYaml(namespace: string, image: string): string {
-  return `
-apiVersion: apps.kusionstack.io/v1alpha1
-kind: CollaSet
-metadata: { name: web, namespace: ${namespace} }
-spec:
-  replicas: 3
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec:
-      terminationGracePeriodSeconds: 1
-      automountServiceAccountToken: false
-      containers:
-        - name: app
-          image: ${image}
-  updateStrategy:
-    operationDelaySeconds: ${DELAY_SECONDS}
-    rollingUpdate:
-      byLabel: {}
-`;
+function applyCollaSet(namespace: string, image: string): Promise<void> {
+  return applyNodeCollaSet(namespace, { replicas: 3, image, spec: { updateStrategy: { operationDelaySeconds: DELAY_SECONDS, rollingUpdate: { byLabel: {} } } } });
 }
 
 interface Status { observedGeneration?: number; updatedRevision?: string; replicas?: number; availableReplicas?: number; updatedReplicas?: number }
@@ -55,7 +37,7 @@ describe("CollaSet operations by label on the real node", () => {
     const operator = await startOperator({ args: ["--lifecycle-drain-delay=0s"] });
     const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
     try {
-      await apply(collaSetYaml(namespace, testImage("app")));
+      await applyCollaSet(namespace, testImage("app"));
       await watch.waitFor(() => {
         const serving = watch.pods().filter((pod) => pod.metadata?.deletionTimestamp == null && pod.metadata?.labels?.[SERVICE_AVAILABLE] !== undefined);
         return serving.length === 3 ? true : undefined;
@@ -63,7 +45,7 @@ describe("CollaSet operations by label on the real node", () => {
       const before = new Map(watch.pods().map((pod) => [pod.metadata!.name!, pod.metadata!.uid!]));
 
       // A new template: byLabel moves no pod by itself.
-      await apply(collaSetYaml(namespace, testImage("app", "2")));
+      await applyCollaSet(namespace, testImage("app", "2"));
       await eventually(async () => {
         const object = await collaSet(namespace);
         return object.status?.observedGeneration === object.metadata.generation && object.status.updatedReplicas === 0 ? true : undefined;

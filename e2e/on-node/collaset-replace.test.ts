@@ -8,7 +8,8 @@ import { describe, expect } from "vitest";
 import { createKubeClient } from "../../src/kube/client.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { testImage } from "../node/test-images.ts";
-import { apply, ensureOperatorNamespace } from "../support/collaset-world.ts";
+import { ensureOperatorNamespace } from "../support/collaset-world.ts";
+import { applyNodeCollaSet } from "../support/node-collaset.ts";
 import { clients, eventually, kubeConfig, kubectl, test } from "../support/cluster.ts";
 import { startOperator } from "../support/operator.ts";
 import { PodWatch } from "../support/pod-watch.ts";
@@ -20,28 +21,13 @@ const NEW_ID = "collaset.kusionstack.io/replace-pair-new-id";
 const INSTANCE_ID = "collaset.kusionstack.io/instance-id";
 const GATE = "pod.kusionstack.io/service-ready";
 
-function collaSetYaml(namespace: string, options: { image?: string; policy?: string; ready?: boolean } = {}): string {
-  return `
-apiVersion: apps.kusionstack.io/v1alpha1
-kind: CollaSet
-metadata: { name: web, namespace: ${namespace} }
-spec:
-  replicas: 1
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec:
-      terminationGracePeriodSeconds: 1
-      automountServiceAccountToken: false
-      containers:
-        - name: app
-          image: ${options.image ?? testImage("app")}
-          readinessProbe:
-            exec: { command: [${options.ready === false ? "\"false\"" : "\"true\""}] }
-            periodSeconds: 1
-  updateStrategy:
-    podUpgradePolicy: ${options.policy ?? "InPlaceIfPossible"}
-`;
+function collaSet(namespace: string, options: { image?: string; policy?: string; ready?: boolean } = {}): Promise<void> {
+  return applyNodeCollaSet(namespace, {
+    replicas: 1,
+    ...(options.image === undefined ? {} : { image: options.image }),
+    container: { readinessProbe: { exec: { command: [options.ready === false ? "false" : "true"] }, periodSeconds: 1 } },
+    spec: { updateStrategy: { podUpgradePolicy: options.policy ?? "InPlaceIfPossible" } },
+  });
 }
 
 const isReady = (pod: Pod | undefined) => pod?.status?.conditions?.some((condition) => condition.type === "Ready" && condition.status === "True") === true;
@@ -72,7 +58,7 @@ async function withOperator(namespace: string, story: (watch: PodWatch) => Promi
 describe("CollaSet replace on the real node", () => {
   test("to-replace: the surge pod is Ready before the origin leaves traffic; the origin goes and the ResourceContext holds the new id", async ({ namespace }) => {
     await withOperator(namespace, async (watch) => {
-      await apply(collaSetYaml(namespace));
+      await collaSet(namespace);
       const origin = await watch.waitFor(() => live(watch).find((pod) => isReady(pod)), 120_000, "the first pod Ready");
       const originName = origin.metadata!.name!;
       expect(await contextIds(namespace)).toEqual([Number(origin.metadata!.labels![INSTANCE_ID])]);
@@ -105,7 +91,7 @@ describe("CollaSet replace on the real node", () => {
 
   test("removing to-replace before the surge pod serves deletes the surge pod; the origin stays", async ({ namespace }) => {
     await withOperator(namespace, async (watch) => {
-      await apply(collaSetYaml(namespace, { ready: false }));
+      await collaSet(namespace, { ready: false });
       const origin = await watch.waitFor(() => live(watch).find((pod) => pod.status?.containerStatuses?.[0]?.started === true), 120_000, "the first pod running (never Ready)");
       const originName = origin.metadata!.name!;
       await kubectl(["label", "pod", originName, "-n", namespace, `${TO_REPLACE}=true`]);
@@ -122,9 +108,9 @@ describe("CollaSet replace on the real node", () => {
 
   test("podUpgradePolicy Replace: a pod of the new revision first, then the old pod goes", async ({ namespace }) => {
     await withOperator(namespace, async (watch) => {
-      await apply(collaSetYaml(namespace, { policy: "Replace" }));
+      await collaSet(namespace, { policy: "Replace" });
       const origin = await watch.waitFor(() => live(watch).find((pod) => isReady(pod)), 120_000, "the first pod Ready");
-      await apply(collaSetYaml(namespace, { policy: "Replace", image: testImage("app", "2") }));
+      await collaSet(namespace, { policy: "Replace", image: testImage("app", "2") });
       const surge = await watch.waitFor(() => live(watch).find((pod) => pod.metadata?.labels?.[ORIGIN] === origin.metadata!.name), 60_000, "the surge pod of the new revision");
       expect(surge.spec!.containers[0]!.image).toBe(testImage("app", "2"));
       expect(watch.get(origin.metadata!.name!)?.metadata?.labels?.["collaset.kusionstack.io/replaced-by-replace-update"]).toBe(surge.metadata!.labels!["controller-revision-hash"]);

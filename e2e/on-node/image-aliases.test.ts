@@ -4,7 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, inject } from "vitest";
 import { testImage } from "../node/test-images.ts";
-import { apply } from "../support/collaset-world.ts";
+import { applyNodeCollaSet } from "../support/node-collaset.ts";
 import { clients, eventually, test } from "../support/cluster.ts";
 import { startOperator, type Operator } from "../support/operator.ts";
 
@@ -28,25 +28,8 @@ afterAll(async () => {
   ctr(["images", "rm", ALIAS]);
 });
 
-function collaSet(namespace: string, image: string): string {
-  return `
-apiVersion: apps.kusionstack.io/v1alpha1
-kind: CollaSet
-metadata: { name: web, namespace: ${namespace} }
-spec:
-  replicas: 3
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec:
-      terminationGracePeriodSeconds: 1
-      automountServiceAccountToken: false
-      containers:
-        - name: app
-          image: ${image}
-  updateStrategy:
-    rollingUpdate: { maxUnavailable: 3 }
-`;
+function collaSet(namespace: string, image: string): Promise<void> {
+  return applyNodeCollaSet(namespace, { replicas: 3, image, spec: { updateStrategy: { rollingUpdate: { maxUnavailable: 3 } } } });
 }
 
 interface CollaSetStatus {
@@ -63,7 +46,7 @@ async function status(namespace: string): Promise<CollaSetStatus & { generation:
 
 describe("an image the node holds under two tags", () => {
   test("counts Ready pods available whichever tag the runtime reports, and sees an in-place update to it finish", async ({ namespace }) => {
-    await apply(collaSet(namespace, ORIGINAL));
+    await collaSet(namespace, ORIGINAL);
     const reported = await eventually(async () => {
       const pods = (await clients().core.listNamespacedPod({ namespace, labelSelector: "app=web" })).items;
       const images = pods.flatMap((pod) => pod.status?.containerStatuses?.filter((entry) => entry.state?.running !== undefined).map((entry) => entry.image) ?? []);
@@ -78,7 +61,7 @@ describe("an image the node holds under two tags", () => {
     expect(ready.availableReplicas).toBe(3);
 
     // In place to the other tag of the same image: the containers restart, and the update ends.
-    await apply(collaSet(namespace, ALIAS));
+    await collaSet(namespace, ALIAS);
     await eventually(async () => {
       const current = await status(namespace);
       return current.observedGeneration === current.generation && current.updatedAvailableReplicas === 3 ? true : undefined;
