@@ -14,7 +14,7 @@ import type { Slot } from "../decoration-targets.ts";
 import { operationInProgress, orderForUpdate, planDeletionSteps, planUpdateSteps, type LifecycleSettings, type PodChange, type PodDeletion, type UpdateStep } from "../update-steps.ts";
 import { instanceIdOf, isAwaitingReplacement, isReady, INSTANCE_ID_LABEL, PAIR_ORIGIN_NAME_LABEL, REPLACED_BY_UPDATE_LABEL, templateRevisionOf, TO_DELETE_LABEL, TO_REPLACE_LABEL, UPDATE_INCLUDED_LABEL } from "./pod-state.ts";
 import { asksForReplace, pairLabelChanges, replacePairs, replaceStep } from "./replace-plan.ts";
-import { inLifecycle, lifecycleTime } from "../lifecycle/pod-ops-lifecycle.ts";
+import { inLifecycle, lifecycleLabel, lifecycleTime } from "../lifecycle/pod-ops-lifecycle.ts";
 import { isAvailable, isTerminating } from "../pod-availability.ts";
 import { podUpdate } from "../pod-update.ts";
 import { sameRevisions, slotPod, type PodRevisions, type RevisionSources } from "./slot-pod.ts";
@@ -158,7 +158,9 @@ export function planSync(input: SyncInput): SyncPlan {
     // Pods asked to leave come first and are not scaled in: each holds back one scale-in until it
     // has left (kube-xset getTargetsToDelete), and so does a slot whose surge pod is asked to leave.
     const excluding = (id: number) => [live.get(id), pairs.surgeOf.get(id)].some((pod) => input.excluding?.has(pod?.metadata?.name ?? "") === true);
-    const surplus = [...ids].sort((a, b) => Number(excluding(b)) - Number(excluding(a)) || b - a).slice(0, Math.max(0, ids.size - replicas));
+    // Then pods already leaving traffic for a scale-in (kube-xset's deletion order), then the highest ids.
+    const scalingIn = (id: number) => live.get(id)?.metadata?.labels?.[lifecycleLabel("operationType")] === "scale-in";
+    const surplus = [...ids].sort((a, b) => Number(excluding(b)) - Number(excluding(a)) || Number(scalingIn(b)) - Number(scalingIn(a)) || b - a).slice(0, Math.max(0, ids.size - replicas));
     for (const id of surplus) {
       if (excluding(id)) continue;
       const pod = live.get(id);

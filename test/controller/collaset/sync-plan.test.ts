@@ -70,6 +70,12 @@ describe("planSync: scaling", () => {
     expect(summary(plan(collaSet({ replicas: 2, scaleStrategy: { podToDelete: ["a"] } }), pods).actions)).toEqual(["delete a", "delete d"]);
   });
 
+  it("scales in a pod already leaving traffic for a scale-in before the highest id", () => {
+    const leaving = pod("a", { id: 0 });
+    leaving.metadata!.labels!["operation-type.podopslifecycle.kusionstack.io/collaset"] = "scale-in";
+    expect(summary(plan(collaSet({ replicas: 2 }), [leaving, pod("b", { id: 1 }), pod("c", { id: 2 })]).actions)).toEqual(["delete a"]);
+  });
+
   it("replaces a pod in podToDelete while replicas stay", () => {
     const pods = [pod("a", { id: 0 }), pod("b", { id: 1 })];
     // The deleted pod's id stays taken until it is gone, so its replacement takes the next one.
