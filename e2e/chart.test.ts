@@ -3,6 +3,7 @@
 // webhook configurations serve would build, the flags serve parses) — the values it refuses,
 // that the API server accepts every object it renders (server-side dry run), and that config/
 // is what `make manifests` writes and kustomize builds the same objects.
+import { chartNodeOptions } from "../test/bench/chart-runtime.ts";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect } from "vitest";
@@ -204,7 +205,11 @@ describe("the Helm chart", () => {
       // The replicas sign with one CA, so the one caBundle verifies them all.
       caSecret: `${RELEASE}-webhook-ca`,
     });
-    expect(chart.container().env).toEqual([{ name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } }]);
+    // V8's heap sizes come from values.yaml's nodeOptions, the settings `make bench` runs the webhook with.
+    expect(chart.container().env).toEqual([
+      { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+      { name: "NODE_OPTIONS", value: chartNodeOptions() },
+    ]);
     expect(deployment.spec.template.spec.volumes).toBeUndefined();
     expect(chart.rules()).toContainEqual(webhookConfigurationRule);
     expect(chart.one("Role", `${RELEASE}-leader-election`).rules).toEqual([

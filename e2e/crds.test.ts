@@ -131,7 +131,7 @@ spec:
     matchLabels:
       app: foo
   namingStrategy:
-    podGenerateNameSuffix: PersistentSequence
+    podNamingSuffixPolicy: PersistentSequence
   updateStrategy:
     podUpgradePolicy: ${policy}
     rollingUpdate:
