@@ -191,7 +191,9 @@ export class CollaSetReconciler {
       pods,
       updatedRevision: stored.name,
       collisionCount,
-      blocked: [...plan.blocked, ...inExclude.refusals.map((refusal) => refusal.message)],
+      // A name in podToInclude without a pod (often one included already, then recreated: the
+      // lists are the user's) is an Event only, as kube-xset answers it; other refusals hold.
+      blocked: [...plan.blocked, ...inExclude.refusals.flatMap((refusal) => (refusal.pod === undefined ? [] : [refusal.message]))],
       // A write that will be retried failed all the same: the status says so until one succeeds.
       failure: (refused ?? retryable)?.message,
       now: new Date(this.#options.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),

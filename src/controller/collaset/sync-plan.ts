@@ -16,7 +16,7 @@ import { instanceIdOf, isAwaitingReplacement, isReady, INSTANCE_ID_LABEL, PAIR_O
 import { asksForReplace, pairLabelChanges, replacePairs, replaceStep } from "./replace-plan.ts";
 import { inLifecycle, lifecycleLabel, lifecycleTime } from "../lifecycle/pod-ops-lifecycle.ts";
 import { isAvailable, isTerminating } from "../pod-availability.ts";
-import { podUpdate } from "../pod-update.ts";
+import { podUpdate, type PodUpdate } from "../pod-update.ts";
 import { sameRevisions, slotPod, type PodRevisions, type RevisionSources } from "./slot-pod.ts";
 import { isPersistentSequence } from "./naming.ts";
 
@@ -312,7 +312,10 @@ export function planSync(input: SyncInput): SyncPlan {
     }
     // What the pod records, rendered for comparison; unrenderable reads like a revision no longer stored.
     const from = renderSlot(collaSet, planned.instanceId, current, input.sources, [], "", lifecycle !== undefined) ?? undefined;
-    const update = podUpdate(pod, from, to);
+    // A pod that joined (podToInclude) records no template revision: nothing to compare, so recreated, as kuperator does.
+    const update: PodUpdate = current.template === ""
+      ? { kind: "recreate", reason: "it records no template revision of the CollaSet" }
+      : podUpdate(pod, from, to);
     if (update.kind === "recreate" && policy === "InPlaceOnly") {
       blocked.push(`pod ${pod.metadata?.name ?? ""}: podUpgradePolicy is InPlaceOnly, but ${update.reason}`);
       continue;

@@ -84,6 +84,14 @@ describe("CollaSet reconciler: podToExclude and podToInclude", () => {
     expect(harness.events).toContainEqual({ type: "Warning", reason: "IncludeNotAllowed", message });
     expect(harness.status("ns", "web")?.conditions?.find((condition) => condition.type === "ReplicaFailure")?.message).toContain(message);
   });
+
+  it("answers a name in podToInclude without a pod (one included, then recreated, say) with a Warning Event only, as kube-xset does", async () => {
+    const harness = new ReconcilerHarness({ lifecycle });
+    harness.applyCollaSet(withClaims(1, { podToInclude: ["gone"] }));
+    await settle(harness);
+    expect(harness.events).toContainEqual({ type: "Warning", reason: "IncludeNotAllowed", message: "pod gone may not join: there is no such pod" });
+    expect(harness.status("ns", "web")?.conditions?.find((condition) => condition.type === "ReplicaFailure")?.status).toBe("False");
+  });
 });
 
 describe("CollaSet reconciler: namingStrategy", () => {

@@ -139,6 +139,14 @@ describe("planSync: updates", () => {
     expect(summary(plan(collaSet({ updateStrategy: { podUpgradePolicy: "Recreate" } }), three(), { updated: "web-r2" }).actions)).toEqual(["recreate a"]);
   });
 
+  it("recreates a pod that records no template revision of the CollaSet (one that joined by podToInclude), saying so", () => {
+    const joined = pod("a", { id: 0 });
+    delete joined.metadata!.labels!["controller-revision-hash"];
+    const result = plan(collaSet({ replicas: 1 }), [joined]);
+    expect(summary(result.actions)).toEqual(["recreate a"]);
+    expect(result.actions[0]).toMatchObject({ reason: "it records no template revision of the CollaSet" });
+  });
+
   it("blocks instead of recreating under InPlaceOnly", () => {
     const result = plan(collaSet({ updateStrategy: { podUpgradePolicy: "InPlaceOnly" } }), three(), { updated: "web-r3" });
     expect(result.actions).toEqual([]);
