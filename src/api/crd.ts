@@ -103,105 +103,94 @@ function rootSchema(description: string, spec: TSchema, status: TSchema | undefi
 
 const AGE: PrinterColumn = { name: "AGE", type: "date", jsonPath: ".metadata.creationTimestamp" };
 
-export function podDecorationDefinition(): CustomResourceDefinition {
+/** What sets one of our kinds' CRD apart; the rest is the same for all (our group, one namespaced version). */
+interface KindDefinition {
+  kind: string;
+  plural: string;
+  singular: string;
+  shortName: string;
+  description: string;
+  spec: TSchema;
+  /** Absent: a kind without status (ResourceContext). */
+  status?: TSchema;
+  scale?: boolean;
+  columns: PrinterColumn[];
+}
+
+function definition(kind: KindDefinition): CustomResourceDefinition {
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
-    metadata: { name: `${POD_DECORATION_PLURAL}.${GROUP}` },
+    metadata: { name: `${kind.plural}.${GROUP}` },
     spec: {
       group: GROUP,
-      names: { kind: POD_DECORATION_KIND, listKind: `${POD_DECORATION_KIND}List`, plural: POD_DECORATION_PLURAL, singular: "poddecoration", shortNames: ["pd"] },
+      names: { kind: kind.kind, listKind: `${kind.kind}List`, plural: kind.plural, singular: kind.singular, shortNames: [kind.shortName] },
       scope: "Namespaced",
       versions: [{
         name: VERSION,
         served: true,
         storage: true,
-        schema: {
-          openAPIV3Schema: rootSchema(
-            "PodDecoration renders sidecars, init containers, env, volumes, scheduling constraints and metadata into the pods its selector matches.",
-            PodDecorationSpecSchema,
-            PodDecorationStatusSchema,
-            POD_DECORATION_KIND,
-          ),
-        },
-        subresources: { status: {} },
-        additionalPrinterColumns: [
-          { name: "MATCHED", type: "integer", jsonPath: ".status.matchedPods", description: "Pods the selector matches." },
-          { name: "INJECTED", type: "integer", jsonPath: ".status.injectedPods", description: "Pods carrying any revision of this decoration." },
-          { name: "UPDATED", type: "integer", jsonPath: ".status.updatedPods", description: "Pods carrying the updated revision." },
-          { name: "UPDATED_READY", type: "integer", jsonPath: ".status.updatedReadyPods", description: "Ready pods carrying the updated revision." },
-          { name: "CURRENT_REVISION", type: "string", jsonPath: ".status.currentRevision", description: "The revision every matched pod had before the current rollout." },
-          { name: "UPDATED_REVISION", type: "string", jsonPath: ".status.updatedRevision", description: "The revision of the current spec." },
-          AGE,
-        ],
+        schema: { openAPIV3Schema: rootSchema(kind.description, kind.spec, kind.status, kind.kind) },
+        ...(kind.status === undefined ? {} : { subresources: { status: {}, ...(kind.scale === true ? { scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" } } : {}) } }),
+        additionalPrinterColumns: [...kind.columns, AGE],
       }],
     },
   };
 }
 
+export function podDecorationDefinition(): CustomResourceDefinition {
+  return definition({
+    kind: POD_DECORATION_KIND,
+    plural: POD_DECORATION_PLURAL,
+    singular: "poddecoration",
+    shortName: "pd",
+    description: "PodDecoration renders sidecars, init containers, env, volumes, scheduling constraints and metadata into the pods its selector matches.",
+    spec: PodDecorationSpecSchema,
+    status: PodDecorationStatusSchema,
+    columns: [
+      { name: "MATCHED", type: "integer", jsonPath: ".status.matchedPods", description: "Pods the selector matches." },
+      { name: "INJECTED", type: "integer", jsonPath: ".status.injectedPods", description: "Pods carrying any revision of this decoration." },
+      { name: "UPDATED", type: "integer", jsonPath: ".status.updatedPods", description: "Pods carrying the updated revision." },
+      { name: "UPDATED_READY", type: "integer", jsonPath: ".status.updatedReadyPods", description: "Ready pods carrying the updated revision." },
+      { name: "CURRENT_REVISION", type: "string", jsonPath: ".status.currentRevision", description: "The revision every matched pod had before the current rollout." },
+      { name: "UPDATED_REVISION", type: "string", jsonPath: ".status.updatedRevision", description: "The revision of the current spec." },
+    ],
+  });
+}
+
 export function collaSetDefinition(): CustomResourceDefinition {
-  return {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: `${COLLASET_PLURAL}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      names: { kind: COLLASET_KIND, listKind: `${COLLASET_KIND}List`, plural: COLLASET_PLURAL, singular: "collaset", shortNames: ["cls"] },
-      scope: "Namespaced",
-      versions: [{
-        name: VERSION,
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: rootSchema(
-            "CollaSet runs replicas of a pod template with stable instance ids and updates them in place where Kubernetes allows it.",
-            CollaSetSpecSchema,
-            CollaSetStatusSchema,
-            COLLASET_KIND,
-          ),
-        },
-        subresources: { status: {}, scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" } },
-        additionalPrinterColumns: [
-          { name: "DESIRED", type: "integer", jsonPath: ".spec.replicas", description: "The desired number of pods." },
-          { name: "CURRENT", type: "integer", jsonPath: ".status.replicas", description: "The number of pods." },
-          { name: "UPDATED", type: "integer", jsonPath: ".status.updatedReplicas", description: "Pods on the updated revision." },
-          { name: "UPDATED_READY", type: "integer", jsonPath: ".status.updatedReadyReplicas", description: "Ready pods on the updated revision." },
-          { name: "AVAILABLE", type: "integer", jsonPath: ".status.availableReplicas", description: "Available pods." },
-          { name: "CURRENT_REVISION", type: "string", jsonPath: ".status.currentRevision", description: "The current revision." },
-          { name: "UPDATED_REVISION", type: "string", jsonPath: ".status.updatedRevision", description: "The updated revision." },
-          AGE,
-        ],
-      }],
-    },
-  };
+  return definition({
+    kind: COLLASET_KIND,
+    plural: COLLASET_PLURAL,
+    singular: "collaset",
+    shortName: "cls",
+    description: "CollaSet runs replicas of a pod template with stable instance ids and updates them in place where Kubernetes allows it.",
+    spec: CollaSetSpecSchema,
+    status: CollaSetStatusSchema,
+    scale: true,
+    columns: [
+      { name: "DESIRED", type: "integer", jsonPath: ".spec.replicas", description: "The desired number of pods." },
+      { name: "CURRENT", type: "integer", jsonPath: ".status.replicas", description: "The number of pods." },
+      { name: "UPDATED", type: "integer", jsonPath: ".status.updatedReplicas", description: "Pods on the updated revision." },
+      { name: "UPDATED_READY", type: "integer", jsonPath: ".status.updatedReadyReplicas", description: "Ready pods on the updated revision." },
+      { name: "AVAILABLE", type: "integer", jsonPath: ".status.availableReplicas", description: "Available pods." },
+      { name: "CURRENT_REVISION", type: "string", jsonPath: ".status.currentRevision", description: "The current revision." },
+      { name: "UPDATED_REVISION", type: "string", jsonPath: ".status.updatedRevision", description: "The updated revision." },
+    ],
+  });
 }
 
 /** kuperator's ResourceContext, served here so its readers find the instance ids where kuperator records them. */
 export function resourceContextDefinition(): CustomResourceDefinition {
-  return {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: `${RESOURCE_CONTEXT_PLURAL}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      names: { kind: RESOURCE_CONTEXT_KIND, listKind: `${RESOURCE_CONTEXT_KIND}List`, plural: RESOURCE_CONTEXT_PLURAL, singular: "resourcecontext", shortNames: ["rc"] },
-      scope: "Namespaced",
-      versions: [{
-        name: VERSION,
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: rootSchema(
-            "ResourceContext records the instance ids of CollaSets' pods (one entry per id, its owner under data.Owner); CollaSets naming it in scaleStrategy.context take ids from one pool.",
-            ResourceContextSpecSchema,
-            undefined,
-            RESOURCE_CONTEXT_KIND,
-          ),
-        },
-        additionalPrinterColumns: [AGE],
-      }],
-    },
-  };
+  return definition({
+    kind: RESOURCE_CONTEXT_KIND,
+    plural: RESOURCE_CONTEXT_PLURAL,
+    singular: "resourcecontext",
+    shortName: "rc",
+    description: "ResourceContext records the instance ids of CollaSets' pods (one entry per id, its owner under data.Owner); CollaSets naming it in scaleStrategy.context take ids from one pool.",
+    spec: ResourceContextSpecSchema,
+    columns: [],
+  });
 }
 
 /** Every CRD this project serves, in a stable order. */
