@@ -2,14 +2,14 @@
 // and nothing else. The pod handler is a synchronous function of the AdmissionRequest (no API
 // calls on the hot path); the server owns parsing, errors, metrics, limits and deadlines.
 import { STATUS_CODES } from "node:http";
-import helmet from "@fastify/helmet";
-import type { IncomingMessage } from "node:http";
-import { Transform, type Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import Fastify, { type FastifyReply, type FastifyRequest, LogController } from "fastify";
+import helmet from "helmet";
 import type { Logger } from "pino";
 import { parseAdmissionReview, reviewJson, deny, type AdmissionRequest, type AdmissionResponse } from "./admission-review.ts";
 import { type Admission, AdmissionLimits, type AdmissionLimitsOptions } from "./admission-limits.ts";
 import { limitConnectionsPerSource } from "./connections-per-source.ts";
+import { countedBody } from "./counted-body.ts";
 import { parseJsonBody } from "./json-body.ts";
 import type { WebhookMetrics, WebhookResult } from "./metrics.ts";
 import type { ServingCertificates } from "./serving-certificates.ts";
@@ -62,12 +62,36 @@ export const DEFAULT_BODY_LIMIT_BYTES = 3 * 1024 * 1024;
 
 export type WebhookServer = Awaited<ReturnType<typeof createWebhookServer>>;
 
+/**
+ * What a request let in at its headers carries to its body's parser and its errors. Kept on the
+ * request itself (a property fastify declares on every request), not in a WeakMap keyed by it: a
+ * scavenge holds a WeakMap's values strongly, so every request reached from one was promoted to the
+ * old generation and lived until a full collection.
+ */
+interface Admitted {
+  admission: Admission;
+  webhook: WebhookName;
+  /** process.hrtime.bigint() at its headers, for the latency metric. */
+  started: bigint;
+}
+
+const ADMITTED = Symbol("pod-decorator admission");
+
+declare module "fastify" {
+  interface FastifyRequest {
+    [ADMITTED]: Admitted | null;
+  }
+}
+
+function secondsSince(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
 export async function createWebhookServer(options: WebhookServerOptions) {
   const certificates = options.certificates;
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const limits = new AdmissionLimits(options.limits);
   const { arrivalDeadlineMs, keepAliveTimeoutMs, maxConnectionsPerSource } = limits.options;
-  const admissions = new WeakMap<IncomingMessage, { admission: Admission; overBudget: (reason: string) => OverBudgetError }>();
   const throttle = (reply: FastifyReply, refusal: OverBudgetError) => {
     options.metrics.observe(refusal.webhook, 429, "throttled", refusal.seconds);
     return reply.code(429).header("retry-after", "1").header("connection", "close")
@@ -92,11 +116,21 @@ export async function createWebhookServer(options: WebhookServerOptions) {
     ...(certificates === undefined ? { http: arrivalTimeouts } : { https: { ...arrivalTimeouts, handshakeTimeout: arrivalDeadlineMs, ...toTls(certificates.current(), options.clientCaPem), ...clientAuthentication(options.clientCaPem), minVersion: "TLSv1.2" as const } }),
   });
   limitConnectionsPerSource(app.server, maxConnectionsPerSource);
-  await app.register(helmet, { contentSecurityPolicy: false, global: true });
+  // helmet's headers (CSP off: a JSON API), from one middleware built here. @fastify/helmet built
+  // it anew for every request and assigned every reply a closure, which V8 allocates in the old
+  // generation: each reply and request it reached was then promoted (see counted-body.ts).
+  const securityHeaders = helmet({ contentSecurityPolicy: false });
+  app.addHook("onRequest", (request, reply, done) => {
+    // Its middlewares only set headers: none fails.
+    securityHeaders(request.raw, reply.raw, () => {
+      done();
+    });
+  });
+  app.decorateRequest(ADMITTED, null);
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, async (request: FastifyRequest, body: string | Buffer) => {
     // A large body waits for its turn: parsing and answering it blocks the event loop.
-    await admissions.get(request.raw)?.admission.turn();
+    await request[ADMITTED]?.admission.turn();
     return parseJsonBody(typeof body === "string" ? body : body.toString("utf8"));
   });
 
@@ -121,20 +155,19 @@ export async function createWebhookServer(options: WebhookServerOptions) {
     // Before the body is read: a request beyond the limits costs only its headers.
     const admit = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       const started = process.hrtime.bigint();
-      const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
       const declared = Number(request.headers["content-length"]);
       const bytes = Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, bodyLimit) : 0;
       const timeout = (request.query as Record<string, unknown>).timeout;
       const admitted = limits.admit(bytes, typeof timeout === "string" ? timeout : undefined);
       if ("refused" in admitted) {
-        void throttle(reply, new OverBudgetError(name, admitted.refused, seconds()));
+        void throttle(reply, new OverBudgetError(name, admitted.refused, secondsSince(started)));
         return;
       }
       const { admission } = admitted;
-      admissions.set(request.raw, { admission, overBudget: (reason) => new OverBudgetError(name, reason, seconds()) });
+      request[ADMITTED] = { admission, webhook: name, started };
       const deadline = setTimeout(() => {
         if (reply.sent) return;
-        options.metrics.observe(name, 503, "timeout", seconds());
+        options.metrics.observe(name, 503, "timeout", secondsSince(started));
         void reply.code(503).header("connection", "close")
           .send({ statusCode: 503, error: "Service Unavailable", message: `pod-decorator: no answer within ${admission.deadlineMs} ms, the deadline below the API server's timeout` });
       }, admission.deadlineMs);
@@ -147,24 +180,23 @@ export async function createWebhookServer(options: WebhookServerOptions) {
       done();
     };
     const countBody = (request: FastifyRequest, reply: FastifyReply, payload: Readable, done: (error: null, body: Readable) => void) => {
-      const entry = admissions.get(request.raw);
-      done(null, entry === undefined ? payload : countedBody(payload, entry.admission, entry.overBudget, () => reply.sent));
+      const entry = request[ADMITTED];
+      done(null, entry === null ? payload : countedBody(payload, entry.admission, (reason) => new OverBudgetError(entry.webhook, reason, secondsSince(entry.started)), () => reply.sent));
     };
     app.post(path, { onRequest: admit, preParsing: countBody }, async (request, reply) => {
       const started = process.hrtime.bigint();
-      const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
       // The deadline answered already.
       if (reply.sent) return reply;
       // Before the caches have synced an answer could miss decorations: fail the call, so the
       // API server applies the configuration's failurePolicy instead of a wrong answer.
       const readiness = options.readiness();
       if (!readiness.ready) {
-        options.metrics.observe(name, 503, "error", seconds());
+        options.metrics.observe(name, 503, "error", secondsSince(started));
         return reply.code(503).send({ statusCode: 503, error: "Service Unavailable", message: `not ready: ${readiness.reason ?? "starting"}` });
       }
       const parsed = parseAdmissionReview(request.body);
       if ("error" in parsed) {
-        options.metrics.observe(name, 400, "error", seconds());
+        options.metrics.observe(name, 400, "error", secondsSince(started));
         return reply.code(400).send({ statusCode: 400, error: "Bad Request", message: parsed.error });
       }
       let decision: AdmissionDecision;
@@ -177,7 +209,7 @@ export async function createWebhookServer(options: WebhookServerOptions) {
         decision = { response: deny(parsed.request.uid, 500, `pod-decorator ${name}: internal error: ${message}`), result: "error" };
       }
       if (reply.sent) return reply;
-      options.metrics.observe(name, 200, decision.result, seconds());
+      options.metrics.observe(name, 200, decision.result, secondsSince(started));
       return reply.type("application/json; charset=utf-8").send(reviewJson(decision.response));
     });
   }
@@ -204,35 +236,6 @@ class OverBudgetError extends Error {
     this.webhook = webhook;
     this.seconds = seconds;
   }
-}
-
-/**
- * The body as it arrives, charged to the budget chunk by chunk. Refused, or once the request is
- * answered (its deadline), the rest is read and dropped, never kept for a parser.
- */
-function countedBody(payload: Readable, admission: Admission, overBudget: (reason: string) => Error, answered: () => boolean): Transform {
-  const drop = () => {
-    payload.unpipe(counted);
-    payload.resume();
-  };
-  const counted = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      if (answered()) {
-        drop();
-        callback();
-        return;
-      }
-      const refused = admission.received(chunk.length);
-      if (refused === undefined) callback(null, chunk);
-      else callback(overBudget(refused));
-    },
-    flush(callback) {
-      const refused = admission.arrived();
-      callback(refused === undefined ? null : overBudget(refused));
-    },
-  });
-  counted.once("error", drop);
-  return payload.pipe(counted);
 }
 
 function toTls(pair: { certPem: string; keyPem: string }, clientCaPem: string | undefined): { cert: string; key: string; ca?: string } {

@@ -67,6 +67,20 @@ describe("the webhook server", () => {
     expect(body.response.warnings).toEqual(["a warning"]);
   });
 
+  it("sends helmet's security headers (no CSP: a JSON API) on every answer, refusals and health included", async () => {
+    const { app } = await server(labelling);
+    for (const response of [
+      await app.inject({ method: "POST", url: "/mutate-pods", payload: podReview() }),
+      await app.inject({ method: "POST", url: "/mutate-pods", payload: "not json", headers: { "content-type": "application/json" } }),
+      await app.inject({ method: "GET", url: "/healthz" }),
+    ]) {
+      expect(response.headers["strict-transport-security"]).toBe("max-age=31536000; includeSubDomains");
+      expect(response.headers["x-content-type-options"]).toBe("nosniff");
+      expect(response.headers["x-frame-options"]).toBe("SAMEORIGIN");
+      expect(response.headers["content-security-policy"]).toBeUndefined();
+    }
+  });
+
   it("answers a body that is not JSON with 400 and a reason", async () => {
     const { app } = await server(labelling);
     const response = await app.inject({ method: "POST", url: "/mutate-pods", headers: { "content-type": "application/json" }, payload: '{"apiVersion": "admission.k8s.io/v1", "kind": ' });
