@@ -9,16 +9,17 @@
 // (which `make bench` pins to the other core). The three servers are measured in turns, a slice
 // of each in every round (in a rotating order), so that the machine's slow and quiet moments
 // fall on each of them alike: a ratio compares them under the same conditions, not whatever
-// ran on the machine during one server's turn. Every server runs as the chart runs it (its
-// NODE_OPTIONS and memory limit, chart-runtime.ts); each one's peak RSS over the whole run is kept.
+// ran on the machine during one server's turn. Every server runs as the image and the chart run
+// it (compiled to JavaScript, compiled-webhook-server.ts; the chart's NODE_OPTIONS and memory limit,
+// chart-runtime.ts); each one's peak RSS over the whole run is kept.
 //   node test/bench/webhook.ts [--json]        (BENCH_SECONDS=10 per measurement)
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { TOKEN_VOLUME_PREFIX } from "../../src/webhook/replica-identity.ts";
+import { compiledWebhookServer } from "./compiled-webhook-server.ts";
 import { peakRssMiB, spawnAsChartRuns, type ChartProcess, type ChartRuntime } from "./chart-runtime.ts";
 import { percentile } from "./statistics.ts";
 import { asAdmissionSeesIt, generatedTokenVolumeName, podAdmissionReview, typicalPod } from "./typical-workload.ts";
@@ -98,13 +99,12 @@ const SLICES = 5;
  * counted in its latencies: slices would otherwise add handshakes no steady load has.
  */
 const SLICE_SETTLE_MS = 250;
-const serverScript = fileURLToPath(new URL("./webhook-server.ts", import.meta.url));
 const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;
 
 async function startServer(mode: "decorate" | "bare"): Promise<{ port: number; chart: ChartProcess }> {
   const chart = hasTaskset
-    ? spawnAsChartRuns("taskset", ["-c", SERVER_CORE, process.execPath, serverScript, mode], "pod-decorator-webhook-load")
-    : spawnAsChartRuns(process.execPath, [serverScript, mode], "pod-decorator-webhook-load");
+    ? spawnAsChartRuns("taskset", ["-c", SERVER_CORE, process.execPath, compiledWebhookServer(), mode], "pod-decorator-webhook-load")
+    : spawnAsChartRuns(process.execPath, [compiledWebhookServer(), mode], "pod-decorator-webhook-load");
   const [chunk] = (await once(chart.child.stdout!, "data")) as [Buffer];
   const { port } = JSON.parse(chunk.toString().split("\n")[0]!) as { port: number };
   return { port, chart };
