@@ -3,7 +3,7 @@ import tseslint from "typescript-eslint";
 import regexp from "eslint-plugin-regexp";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", ".tools/", "coverage/", "charts/", "config/"] },
+  { ignores: ["node_modules/", "dist/", "build/", ".tools/", "coverage/", "charts/", "config/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
