@@ -29,4 +29,7 @@ USER 65532:65532
 # 9443: admission webhooks (and /healthz, /readyz) over HTTPS; 8081: /healthz and /readyz over
 # HTTP from the health thread (the probes); 8080: /metrics over HTTP.
 EXPOSE 9443 8081 8080
-ENTRYPOINT ["node", "/app/dist/cli/main.js", "serve"]
+# --no-maglev: V8's mid-tier compiler held ~15 MiB more under admission load (its code and
+# compilation memory) for no throughput the webhook benchmarks could measure (make bench; README,
+# Operations: sizing). NODE_OPTIONS cannot carry it, so the entrypoint does.
+ENTRYPOINT ["node", "--no-maglev", "/app/dist/cli/main.js", "serve"]

@@ -10,7 +10,7 @@ import type { Image, ImageConfig, LayerEntry } from "./oci-archive.ts";
 
 /** What the Dockerfile's runtime stage declares, here as data. */
 export const PROJECT_IMAGE_CONFIG: Required<Pick<ImageConfig, "entrypoint" | "env" | "workingDir" | "user" | "exposedPorts">> = {
-  entrypoint: ["node", "/app/dist/cli/main.js", "serve"],
+  entrypoint: ["node", "--no-maglev", "/app/dist/cli/main.js", "serve"],
   env: ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "NODE_ENV=production"],
   workingDir: "/app",
   user: "65532:65532",

@@ -5,8 +5,9 @@
 // port the chart's probes use, and for comparison on the webhook's own HTTPS port. Reports the
 // probes' latency, the server's peak RSS (VmHWM), whether it crashed, and how the flood was
 // answered (429 beyond the in-flight limits). The server runs as the image and the chart run it:
-// compiled to JavaScript (compiled-webhook-server.ts), with the chart's NODE_OPTIONS and its memory
-// limit in a memory cgroup (chart-runtime.ts; where none can be made, it says so).
+// compiled to JavaScript with the image's node flags (compiled-program.ts), the chart's
+// NODE_OPTIONS and its memory limit in a memory cgroup (chart-runtime.ts; where none can be made,
+// it says so).
 //   node test/bench/webhook-flood.ts [--json]        (FLOOD_SECONDS=20)
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
@@ -17,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { percentile } from "./statistics.ts";
 import { floodBody } from "./flood-body.ts";
-import { compiledWebhookServer } from "./compiled-webhook-server.ts";
+import { webhookServerArgs } from "./compiled-program.ts";
 import { peakRssMiB, spawnAsChartRuns, type ChartProcess, type ChartRuntime } from "./chart-runtime.ts";
 
 export interface FloodResult {
@@ -60,8 +61,8 @@ const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;
 /** The real pod webhook over the typical 50 decorations in a process of its own, pinned to SERVER_CORE, as the chart runs it. */
 export async function startServer(): Promise<{ port: number; healthPort: number; ca: string; child: ChartProcess["child"]; chart: ChartProcess }> {
   const chart = hasTaskset
-    ? spawnAsChartRuns("taskset", ["-c", SERVER_CORE, process.execPath, compiledWebhookServer(), "decorate"], "pod-decorator-webhook")
-    : spawnAsChartRuns(process.execPath, [compiledWebhookServer(), "decorate"], "pod-decorator-webhook");
+    ? spawnAsChartRuns("taskset", ["-c", SERVER_CORE, process.execPath, ...webhookServerArgs(), "decorate"], "pod-decorator-webhook")
+    : spawnAsChartRuns(process.execPath, [...webhookServerArgs(), "decorate"], "pod-decorator-webhook");
   const [chunk] = (await once(chart.child.stdout!, "data")) as [Buffer];
   const { port, healthPort, ca } = JSON.parse(chunk.toString().split("\n")[0]!) as { port: number; healthPort: number; ca: string };
   return { port, healthPort, ca, child: chart.child, chart };

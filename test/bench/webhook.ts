@@ -10,8 +10,8 @@
 // of each in every round (in a rotating order), so that the machine's slow and quiet moments
 // fall on each of them alike: a ratio compares them under the same conditions, not whatever
 // ran on the machine during one server's turn. Every server runs as the image and the chart run
-// it (compiled to JavaScript, compiled-webhook-server.ts; the chart's NODE_OPTIONS and memory limit,
-// chart-runtime.ts); each one's peak RSS over the whole run is kept.
+// it (compiled to JavaScript, with the image's node flags: compiled-program.ts; the chart's
+// NODE_OPTIONS and memory limit: chart-runtime.ts); each one's peak RSS over the whole run is kept.
 //   node test/bench/webhook.ts [--json]        (BENCH_SECONDS=10 per measurement)
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -19,7 +19,7 @@ import { readFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import autocannon from "autocannon";
 import { TOKEN_VOLUME_PREFIX } from "../../src/webhook/replica-identity.ts";
-import { compiledWebhookServer } from "./compiled-webhook-server.ts";
+import { webhookServerArgs } from "./compiled-program.ts";
 import { peakRssMiB, spawnAsChartRuns, type ChartProcess, type ChartRuntime } from "./chart-runtime.ts";
 import { percentile } from "./statistics.ts";
 import { asAdmissionSeesIt, generatedTokenVolumeName, podAdmissionReview, typicalPod } from "./typical-workload.ts";
@@ -103,8 +103,8 @@ const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;
 
 async function startServer(mode: "decorate" | "bare"): Promise<{ port: number; chart: ChartProcess }> {
   const chart = hasTaskset
-    ? spawnAsChartRuns("taskset", ["-c", SERVER_CORE, process.execPath, compiledWebhookServer(), mode], "pod-decorator-webhook-load")
-    : spawnAsChartRuns(process.execPath, [compiledWebhookServer(), mode], "pod-decorator-webhook-load");
+    ? spawnAsChartRuns("taskset", ["-c", SERVER_CORE, process.execPath, ...webhookServerArgs(), mode], "pod-decorator-webhook-load")
+    : spawnAsChartRuns(process.execPath, [...webhookServerArgs(), mode], "pod-decorator-webhook-load");
   const [chunk] = (await once(chart.child.stdout!, "data")) as [Buffer];
   const { port } = JSON.parse(chunk.toString().split("\n")[0]!) as { port: number };
   return { port, chart };
