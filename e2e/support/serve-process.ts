@@ -57,6 +57,12 @@ export interface ServeProcessOptions {
   webhookPort?: number;
   /** What the harness presents to a serve run with --client-ca-file. */
   clientCertificate?: { certPem: string; keyPem: string };
+  /**
+   * The command run as `pod-decorator`, up to and with its script (default: this node running
+   * src/cli/main.ts through its type stripping); a benchmark passes the compiled program with the
+   * image's node flags, in a memory cgroup.
+   */
+  command?: readonly [string, ...string[]];
 }
 
 /**
@@ -81,10 +87,11 @@ export async function startServeProcess(options: ServeProcessOptions): Promise<S
     ? options.webhookPort === undefined ? await freePorts(3) : [options.webhookPort, ...await freePorts(2)]
     : [existing.port, existing.metricsPort, existing.healthPort];
   const url = `https://127.0.0.1:${port}`;
+  const [executable, ...command] = options.command ?? [process.execPath, main];
   const args = existing !== undefined
-    ? [main, "serve", `--kubeconfig=${options.kubeconfig}`, ...(options.args ?? [])]
+    ? [...command, "serve", `--kubeconfig=${options.kubeconfig}`, ...(options.args ?? [])]
     : [
-      main, "serve",
+      ...command, "serve",
       `--kubeconfig=${options.kubeconfig}`,
       "--webhook-host=127.0.0.1",
       `--webhook-port=${port}`,
@@ -95,7 +102,7 @@ export async function startServeProcess(options: ServeProcessOptions): Promise<S
       ...(options.tlsArgs ?? ["--self-signed"]),
       ...(options.args ?? []),
     ];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
+  const child = spawn(executable, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));

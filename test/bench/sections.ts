@@ -24,6 +24,10 @@ export const sections: readonly BenchSection[] = [
   { key: "controller", title: "controller: status pass", script: "status-pass.ts" },
   { key: "controller", title: "controller: informer cache memory", script: "informer-memory.ts" },
   { key: "scale", title: "controller at 100,000 pods and 1,000 decorations: cache heap, status CPU", script: "scale.ts" },
+  // Starts its own control plane (built on first use) and serve as the image and the chart run it,
+  // at 0 and 10,000 pods (README, Operations: sizing; 100,000 pods take ~10 minutes more to create:
+  // node test/bench/serve-idle.ts runs all three).
+  { key: "serveIdle", title: "serve: idle memory at 0 and 10,000 pods, and the memory limit it needs", script: "serve-idle.ts", args: ["--pods", "0,10000", "--json"] },
   // Starts its own control plane (built on first use): why API calls keep their connections.
   { key: "kubeClient", title: "kube client: GETs over a connection each vs kept connections", script: "api-client.ts" },
   // Starts its own control plane (built on first use), serve and the node simulator. The drain
