@@ -5,27 +5,15 @@ import type { CollaSet } from "../../../src/api/collaset.ts";
 import { INSTANCE_ID_LABEL } from "../../../src/controller/collaset/pod-state.ts";
 import { PVC_TEMPLATE_HASH_LABEL, PVC_TEMPLATE_LABEL, RECLAIM_FINALIZER } from "../../../src/controller/collaset/claims.ts";
 import type { PersistentVolumeClaim, Pod } from "../../../src/kube/objects.ts";
-import { apiError, collaSet, ReconcilerHarness } from "./reconciler-harness.ts";
+import { apiError, collaSet, ReconcilerHarness, withClaimTemplate } from "./reconciler-harness.ts";
 
 function withClaims(options: { replicas: number; storage?: string; whenScaled?: "Retain" | "Delete"; whenDeleted?: "Retain" | "Delete" }): CollaSet {
-  const cls = collaSet({ replicas: options.replicas });
-  cls.spec.template.spec!.containers[0]!.volumeMounts = [{ name: "data", mountPath: "/data" }];
-  cls.spec.volumeClaimTemplates = [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: options.storage ?? "1Gi" } } } }];
+  const cls = withClaimTemplate(collaSet({ replicas: options.replicas }), options.storage);
   cls.spec.scaleStrategy = { persistentVolumeClaimRetentionPolicy: { ...(options.whenScaled === undefined ? {} : { whenScaled: options.whenScaled }), ...(options.whenDeleted === undefined ? {} : { whenDeleted: options.whenDeleted }) } };
   return cls;
 }
 
-/** Syncs (and plays the kubelet) until the CollaSet has nothing left to do. */
-async function settle(harness: ReconcilerHarness): Promise<void> {
-  for (let round = 0; round < 10; round++) {
-    const before = harness.writes.length;
-    await harness.clock.advance(1_000);
-    await harness.reconciler.reconcile("ns/web");
-    harness.runPods();
-    if (harness.writes.length === before) return;
-  }
-  throw new Error(`still writing after 10 syncs: ${harness.writes.slice(-5).join(", ")}`);
-}
+const settle = (harness: ReconcilerHarness) => harness.settle(10);
 
 const live = (harness: ReconcilerHarness): Pod[] => harness.pods.list("ns").filter((pod) => pod.metadata?.deletionTimestamp == null);
 const claimOf = (pod: Pod): string | undefined => pod.spec?.volumes?.find((volume) => volume.name === "data")?.persistentVolumeClaim?.claimName;

@@ -4,31 +4,19 @@
 import { describe, expect, it } from "vitest";
 import type { CollaSet } from "../../../src/api/collaset.ts";
 import type { PersistentVolumeClaim, Pod } from "../../../src/kube/objects.ts";
-import { collaSet, ReconcilerHarness } from "./reconciler-harness.ts";
+import { collaSet, ReconcilerHarness, withClaimTemplate } from "./reconciler-harness.ts";
 
 const ID = "collaset.kusionstack.io/instance-id";
 const ORPHANED = "collaset.kusionstack.io/orphaned";
 
 function withClaims(replicas: number, scaleStrategy: CollaSet["spec"]["scaleStrategy"] = {}, namingStrategy?: CollaSet["spec"]["namingStrategy"]): CollaSet {
-  const cls = collaSet({ replicas });
-  cls.spec.template.spec!.containers[0]!.volumeMounts = [{ name: "data", mountPath: "/data" }];
-  cls.spec.volumeClaimTemplates = [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }];
+  const cls = withClaimTemplate(collaSet({ replicas }));
   cls.spec.scaleStrategy = scaleStrategy;
   if (namingStrategy !== undefined) cls.spec.namingStrategy = namingStrategy;
   return cls;
 }
 
-async function settle(harness: ReconcilerHarness): Promise<void> {
-  for (let round = 0; round < 20; round++) {
-    const before = harness.writes.length;
-    await harness.clock.advance(1_000);
-    await harness.reconciler.reconcile("ns/web");
-    harness.runPods();
-    if (harness.writes.length === before) return;
-  }
-  throw new Error(`still writing after 20 syncs: ${harness.writes.slice(-5).join(", ")}`);
-}
-
+const settle = (harness: ReconcilerHarness) => harness.settle(20);
 const lifecycle = { drainDelayMs: 0, stuckAfterMs: 60_000 };
 const owned = (object: Pod | PersistentVolumeClaim | undefined) => (object?.metadata?.ownerReferences ?? []).some((reference) => reference.uid === "uid-collaset");
 const members = (harness: ReconcilerHarness) => harness.pods.list("ns").filter((pod) => owned(pod) && pod.metadata?.deletionTimestamp == null);

@@ -163,6 +163,18 @@ export class ReconcilerHarness {
    * Plays the kubelet: every container ready and running the image its spec names; the pod
    * Ready when every readiness gate's condition is True; conditions it does not own kept.
    */
+  /** Syncs (and plays the kubelet) until the CollaSet has nothing left to do; fails after `maxRounds` syncs that still write. */
+  async settle(maxRounds: number): Promise<void> {
+    for (let round = 0; round < maxRounds; round++) {
+      const before = this.writes.length;
+      await this.clock.advance(1_000);
+      await this.reconciler.reconcile("ns/web");
+      this.runPods();
+      if (this.writes.length === before) return;
+    }
+    throw new Error(`still writing after ${maxRounds} syncs: ${this.writes.slice(-5).join(", ")}`);
+  }
+
   runPods(): void {
     for (const pod of this.pods.list()) {
       const kept = (pod.status?.conditions ?? []).filter((condition) => condition.type !== "Ready");
@@ -196,6 +208,13 @@ export function applyOperations<T extends object>(object: T, operations: readonl
   } catch {
     throw patchNotApplied();
   }
+}
+
+/** The CollaSet's container mounts `data`, a 1Gi ReadWriteOnce claim template. */
+export function withClaimTemplate(cls: CollaSet, storage = "1Gi"): CollaSet {
+  cls.spec.template.spec!.containers[0]!.volumeMounts = [{ name: "data", mountPath: "/data" }];
+  cls.spec.volumeClaimTemplates = [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage } } } }];
+  return cls;
 }
 
 export function collaSet(options: { replicas: number; image?: string; env?: string; maxUnavailable?: number }): CollaSet {
