@@ -13,8 +13,8 @@ export class WatchGate<T> implements ListWatch<T> {
     this.#inner = inner;
   }
 
-  list(signal: AbortSignal) {
-    return this.#inner.list(signal);
+  list(signal: AbortSignal, prepare: (item: T) => T) {
+    return this.#inner.list(signal, prepare);
   }
 
   async watch(options: WatchOptions, onEvent: (event: WatchEvent<T>) => void): Promise<void> {

@@ -33,7 +33,12 @@ export interface WatchOptions {
 }
 
 export interface ListWatch<T> {
-  list(signal: AbortSignal): Promise<ListResult<T>>;
+  /**
+   * Every object of the collection, each passed through `prepare` as soon as its page has
+   * arrived: a list never holds more than one page of objects as the server sent them (an
+   * informer's transform drops most of a pod, and 10,000 pods as sent need gigabytes of heap).
+   */
+  list(signal: AbortSignal, prepare: (item: T) => T): Promise<ListResult<T>>;
   /** Resolves when the server ends the watch, rejects on any error. */
   watch(options: WatchOptions, onEvent: (event: WatchEvent<T>) => void): Promise<void>;
 }
@@ -51,20 +56,20 @@ interface ListBody<T> {
   metadata?: { resourceVersion?: string; continue?: string };
 }
 
-export function restListWatch<T extends KubeObject>(transport: RestTransport, resource: ResourceType, options: RestListWatchOptions = {}): ListWatch<T> {
+export function restListWatch<T extends KubeObject>(transport: Pick<RestTransport, "getJson" | "streamLines">, resource: ResourceType, options: RestListWatchOptions = {}): ListWatch<T> {
   const path = collectionPath(resource, options.namespace);
   const apiVersion = apiVersionOf(resource);
   const selectors = { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
   const pageSize = options.pageSize ?? 500;
 
-  async function listAll(signal: AbortSignal, limit: number | undefined): Promise<ListResult<T>> {
+  async function listAll(signal: AbortSignal, prepare: (item: T) => T, limit: number | undefined): Promise<ListResult<T>> {
     const items: T[] = [];
     let continueToken: string | undefined;
     let resourceVersion = "";
     do {
       const body = (await transport.getJson(path, { ...selectors, limit, continue: continueToken }, signal)) as ListBody<T>;
       // List items carry no kind/apiVersion; watch events do. Make them the same.
-      for (const item of body.items ?? []) items.push({ ...item, apiVersion, kind: resource.kind });
+      for (const item of body.items ?? []) items.push(prepare({ ...item, apiVersion, kind: resource.kind }));
       resourceVersion = body.metadata?.resourceVersion ?? resourceVersion;
       continueToken = body.metadata?.continue === "" ? undefined : body.metadata?.continue;
     } while (continueToken !== undefined);
@@ -72,12 +77,12 @@ export function restListWatch<T extends KubeObject>(transport: RestTransport, re
   }
 
   return {
-    async list(signal) {
+    async list(signal, prepare) {
       try {
-        return await listAll(signal, pageSize);
+        return await listAll(signal, prepare, pageSize);
       } catch (error) {
         // A continue token expired between pages: fall back to one unpaged list, as client-go's pager does.
-        if (isGone(error)) return await listAll(signal, undefined);
+        if (isGone(error)) return await listAll(signal, prepare, undefined);
         throw error;
       }
     },

@@ -21,7 +21,7 @@ export function generatedListWatch<T extends KubeObject>(options: GeneratedListO
   const pageSize = options.pageSize ?? 500;
   const resourceVersion = String(200_000 + options.count);
   return {
-    list(): Promise<ListResult<T>> {
+    list(_signal, prepare): Promise<ListResult<T>> {
       const items: T[] = [];
       for (let start = 0; start < options.count; start += pageSize) {
         const page: string[] = [];
@@ -35,7 +35,7 @@ export function generatedListWatch<T extends KubeObject>(options: GeneratedListO
           page.push(JSON.stringify(item));
         }
         const body = `{"kind":${JSON.stringify(`${options.kind}List`)},"apiVersion":${JSON.stringify(options.apiVersion)},"metadata":{"resourceVersion":"${resourceVersion}"},"items":[${page.join(",")}]}`;
-        for (const item of (JSON.parse(body) as { items: T[] }).items) items.push({ ...item, apiVersion: options.apiVersion, kind: options.kind });
+        for (const item of (JSON.parse(body) as { items: T[] }).items) items.push(prepare({ ...item, apiVersion: options.apiVersion, kind: options.kind }));
       }
       return Promise.resolve({ items, resourceVersion });
     },

@@ -215,11 +215,10 @@ export class Informer<T extends KubeObject> {
 
   async #list(signal: AbortSignal): Promise<void> {
     this.#stats.lists++;
-    const result = await this.#listWatch.list(signal);
+    const result = await this.#listWatch.list(signal, (item) => this.#prepare(item));
     if (signal.aborted) return;
     const seen = new Set<string>();
-    for (const item of result.items) {
-      const object = this.#prepare(item);
+    for (const object of result.items) {
       const key = objectKey(object);
       seen.add(key);
       const previous = this.#cache.upsert(object);

@@ -31,11 +31,12 @@ export class ScriptedListWatch implements ListWatch<ConfigMap> {
     return this;
   }
 
-  async list(): Promise<ListResult<ConfigMap>> {
+  async list(_signal: AbortSignal, prepare: (item: ConfigMap) => ConfigMap): Promise<ListResult<ConfigMap>> {
     this.lists++;
     const answer = this.#listAnswers.shift() ?? (await new Promise<ListAnswer>((resolve) => this.#listWaiters.push(resolve)));
     if (answer instanceof Error) throw answer;
-    return structuredClone(answer);
+    const { items, resourceVersion } = structuredClone(answer);
+    return { items: items.map(prepare), resourceVersion };
   }
 
   watch(options: WatchOptions, onEvent: (event: WatchEvent<ConfigMap>) => void): Promise<void> {
