@@ -1,6 +1,6 @@
 // Kubernetes resource quantities (apimachinery's resource.Quantity): the grammar, and exact
 // values for comparing requests with limits. A quantity is a decimal number with a binary
-// (Ki…Ei), decimal (m, k…E) or exponent (e3, E-2) suffix; values are kept as exact fractions
+// (Ki…Ei), decimal (n, u, m, k…E) or exponent (e3, E-2) suffix; values are kept as exact fractions
 // of BigInts, because "0.1" and "100m" must compare equal.
 
 /**
@@ -13,7 +13,7 @@
 export const QUANTITY_MAX_LENGTH = 128;
 
 const BINARY: ReadonlyMap<string, bigint> = new Map([["Ki", 1n << 10n], ["Mi", 1n << 20n], ["Gi", 1n << 30n], ["Ti", 1n << 40n], ["Pi", 1n << 50n], ["Ei", 1n << 60n]]);
-const DECIMAL_EXPONENT: ReadonlyMap<string, number> = new Map([["m", -3], ["k", 3], ["M", 6], ["G", 9], ["T", 12], ["P", 15], ["E", 18]]);
+const DECIMAL_EXPONENT: ReadonlyMap<string, number> = new Map([["n", -9], ["u", -6], ["m", -3], ["k", 3], ["M", 6], ["G", 9], ["T", 12], ["P", 15], ["E", 18]]);
 
 /** An exact value: numerator / denominator, denominator a power of ten. */
 export interface Quantity {

@@ -9,7 +9,7 @@ const q = (text: string | number) => {
 };
 
 describe("parseQuantity", () => {
-  it.each(["1", "0", "100m", "0.5", ".5", "1.", "+1", "-1", "64Mi", "1Gi", "2Ki", "1k", "1M", "1e3", "1E-2", "1.5Gi", 0.25, 2])("reads %s", (text) => {
+  it.each(["1", "0", "100m", "0.5", ".5", "1.", "+1", "-1", "64Mi", "1Gi", "2Ki", "1k", "1M", "1e3", "1E-2", "1.5Gi", "100n", "250u", 0.25, 2])("reads %s", (text) => {
     expect(parseQuantity(text)).toBeDefined();
   });
 
@@ -25,6 +25,10 @@ describe("parseQuantity", () => {
     ["1e3", "1k", 0],
     ["1.5", "1501m", -1],
     ["2", "1999m", 1],
+    ["1000n", "1u", 0],
+    ["1000u", "1m", 0],
+    ["500u", "1m", -1],
+    ["1n", "0", 1],
   ] as const)("compares %s with %s as %d", (a, b, order) => {
     expect(compareQuantities(q(a), q(b))).toBe(order);
   });
