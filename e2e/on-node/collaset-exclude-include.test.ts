@@ -13,11 +13,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { V1PersistentVolumeClaim } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect } from "vitest";
+import { stringify } from "yaml";
 import { createKubeClient } from "../../src/kube/client.ts";
 import type { KubeObject, Pod } from "../../src/kube/objects.ts";
 import { testImage } from "../node/test-images.ts";
 import { apply, ensureOperatorNamespace, INSTANCE_ID, readCollaSet } from "../support/collaset-world.ts";
 import { clients, eventually, kubeConfig, kubectl, test } from "../support/cluster.ts";
+import { claimTemplate, localVolumes, nodeCollaSet } from "../support/node-collaset.ts";
 import { startOperator } from "../support/operator.ts";
 import { PodWatch } from "../support/pod-watch.ts";
 
@@ -32,65 +34,14 @@ afterAll(async () => {
   await rm(hostRoot, { recursive: true, force: true });
 });
 
-/** A storage class of the test's own and `count` hostPath volumes in it; removed by the returned function. */
-async function localVolumes(storageClass: string, count: number): Promise<() => Promise<void>> {
-  const volumes = Array.from({ length: count }, (_, index) => `${storageClass}-${index}`);
-  await apply([
-    `apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata: { name: ${storageClass} }
-provisioner: kubernetes.io/no-provisioner
-volumeBindingMode: Immediate`,
-    ...volumes.map((name) => `apiVersion: v1
-kind: PersistentVolume
-metadata: { name: ${name} }
-spec:
-  storageClassName: ${storageClass}
-  capacity: { storage: 100Mi }
-  accessModes: [ReadWriteOnce]
-  persistentVolumeReclaimPolicy: Retain
-  hostPath: { path: ${join(hostRoot, name)}, type: DirectoryOrCreate }`),
-  ].join("\n---\n"));
-  return async () => {
-    expect((await kubectl(["delete", "--wait=false", "--ignore-not-found", "persistentvolume", ...volumes])).code).toBe(0);
-    expect((await kubectl(["delete", "--ignore-not-found", "storageclass", storageClass])).code).toBe(0);
-  };
-}
-
 /** Under PersistentSequence with a claim per instance in `storageClass`; else named at random, without claims. */
 function collaSetYaml(namespace: string, storageClass?: string): string {
-  const container = storageClass === undefined
-    ? ""
-    : `
-          command: [sh, -c, "hostname >> /data/seen && exec /pause"]
-          volumeMounts: [{ name: data, mountPath: /data }]`;
-  const claims = storageClass === undefined
-    ? ""
-    : `
-  namingStrategy: { podNamingSuffixPolicy: PersistentSequence }
-  volumeClaimTemplates:
-    - metadata: { name: data }
-      spec:
-        storageClassName: ${storageClass}
-        accessModes: [ReadWriteOnce]
-        resources: { requests: { storage: 100Mi } }`;
-  return `
-apiVersion: apps.kusionstack.io/v1alpha1
-kind: CollaSet
-metadata: { name: web, namespace: ${namespace} }
-spec:
-  replicas: 2
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec:
-      terminationGracePeriodSeconds: 1
-      automountServiceAccountToken: false
-      containers:
-        - name: app
-          image: ${testImage("app")}
-          imagePullPolicy: Never${container}${claims}
-`;
+  if (storageClass === undefined) return stringify(nodeCollaSet(namespace, { replicas: 2 }));
+  return stringify(nodeCollaSet(namespace, {
+    replicas: 2,
+    container: { command: ["sh", "-c", "hostname >> /data/seen && exec /pause"], volumeMounts: [{ name: "data", mountPath: "/data" }] },
+    spec: { namingStrategy: { podNamingSuffixPolicy: "PersistentSequence" }, volumeClaimTemplates: [claimTemplate("data", storageClass)] },
+  }));
 }
 
 async function patchCollaSet(namespace: string, patch: unknown): Promise<void> {
@@ -143,7 +94,7 @@ function boundWith(namespace: string, name: string | undefined, lines: readonly 
 describe("CollaSet podToExclude / podToInclude on a real node", () => {
   test("an excluded pod keeps running with its claim, both orphaned, and another pod takes its place; included back, it is the CollaSet's again with its claim", async ({ namespace }) => {
     const storageClass = `exclude-${namespace}`.slice(0, 50);
-    const removeVolumes = await localVolumes(storageClass, 4);
+    const removeVolumes = await localVolumes(hostRoot, storageClass, 4);
     await ensureOperatorNamespace();
     const operator = await startOperator();
     const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
