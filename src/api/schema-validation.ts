@@ -3,6 +3,7 @@
 import type { TSchema } from "typebox";
 import { Compile, type Validator } from "typebox/compile";
 import type { TLocalizedValidationError } from "typebox/error";
+import { pointerKeys } from "./json-pointer.ts";
 import { childPath, type FieldError, indexPath, invalidError, keyPath, notSupportedError, requiredError, typeError } from "./field-errors.ts";
 
 /** A compiled schema that reports FieldErrors rooted at `basePath`. */
@@ -77,7 +78,7 @@ function resolve(root: unknown, pointer: string, basePath: string, lastIsMapKey:
   let path = basePath;
   let value = root;
   if (pointer === "") return { path, value };
-  const segments = pointer.slice(1).split("/").map((encoded) => encoded.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const segments = pointerKeys(pointer);
   segments.forEach((segment, index) => {
     if (Array.isArray(value)) {
       path = indexPath(path, Number(segment));

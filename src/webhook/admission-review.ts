@@ -2,6 +2,7 @@
 // handler sees it, and the responses handlers return.
 import Type, { type Static } from "typebox";
 import { Compile } from "typebox/compile";
+import { pointerKeys } from "../api/json-pointer.ts";
 import type { UserInfo } from "./requester-trust.ts";
 
 const GroupVersionKind = Type.Object({ group: Type.String(), version: Type.String(), kind: Type.String() });
@@ -67,11 +68,7 @@ export function parseAdmissionReview(body: unknown): { request: AdmissionRequest
 }
 
 function jsonPointerToPath(pointer: string): string {
-  return pointer
-    .split("/")
-    .slice(1)
-    .map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"))
-    .join(".");
+  return pointerKeys(pointer).join(".");
 }
 
 function review(response: AdmissionResponse): AdmissionReviewResponse {

@@ -67,8 +67,13 @@ export function spawnAsChartRuns(command: string, args: readonly string[], name:
 
 let serial = 0;
 
+/** A process's resident memory now (VmRSS) or its peak so far (VmHWM), in MiB. */
+export function residentMiB(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Math.round(Number(match?.[1] ?? 0) / 1024);
+}
+
 /** A process's peak resident memory so far (VmHWM), in MiB. */
 export function peakRssMiB(pid: number): number {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Math.round(Number(match?.[1] ?? 0) / 1024);
+  return residentMiB(pid, "VmHWM");
 }

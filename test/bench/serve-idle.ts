@@ -10,7 +10,6 @@
 // decorations select them.
 //   node test/bench/serve-idle.ts [--pods 0,10000,100000] [--json]
 import { mkdtemp, rm } from "node:fs/promises";
-import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -21,7 +20,7 @@ import { loadKubeConfigFile, startServeProcess } from "../../e2e/support/serve-p
 import { createKubeClient, type KubeClient } from "../../src/kube/client.ts";
 import { isAlreadyExists } from "../../src/kube/errors.ts";
 import type { Pod } from "../../src/kube/objects.ts";
-import { chartMemoryLimitBytes, chartNodeOptions } from "./chart-runtime.ts";
+import { chartMemoryLimitBytes, chartNodeOptions, peakRssMiB, residentMiB } from "./chart-runtime.ts";
 import { asImageRuns, imageNodeFlags } from "./compiled-program.ts";
 import { memoryLimit } from "./memory-limit.ts";
 import { POPULATION_NAMESPACE, podPopulation } from "./pod-population.ts";
@@ -59,11 +58,6 @@ const argument = (name: string) => {
 };
 const sizes = (argument("--pods") ?? "0,10000,100000").split(",").map(Number).sort((a, b) => a - b);
 if (sizes.some((size) => !Number.isInteger(size) || size < 0)) throw new Error("--pods: expected whole numbers ≥ 0, comma-separated");
-
-function status(pid: number, field: "VmRSS" | "VmHWM"): number {
-  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Math.round(Number(match?.[1] ?? 0) / 1024);
-}
 
 /**
  * Pod `index` of the population as a client creates it: no server-set fields, no owners, and its
@@ -126,8 +120,8 @@ async function measureUnder(kubeconfig: string, pods: number, limitBytes: number
       const figures: ServeIdleFigures = {
         pods,
         limitMiB,
-        idleRssMiB: status(pid, "VmRSS"),
-        peakRssMiB: status(pid, "VmHWM"),
+        idleRssMiB: residentMiB(pid, "VmRSS"),
+        peakRssMiB: peakRssMiB(pid),
         heapUsedMiB: await metricMiB(serve.metricsPort, "nodejs_heap_size_used_bytes"),
         heapTotalMiB: await metricMiB(serve.metricsPort, "nodejs_heap_size_total_bytes"),
         syncSeconds,

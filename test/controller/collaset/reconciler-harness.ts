@@ -159,10 +159,6 @@ export class ReconcilerHarness {
     return object;
   }
 
-  /**
-   * Plays the kubelet: every container ready and running the image its spec names; the pod
-   * Ready when every readiness gate's condition is True; conditions it does not own kept.
-   */
   /** Syncs (and plays the kubelet) until the CollaSet has nothing left to do; fails after `maxRounds` syncs that still write. */
   async settle(maxRounds: number): Promise<void> {
     for (let round = 0; round < maxRounds; round++) {
@@ -175,6 +171,10 @@ export class ReconcilerHarness {
     throw new Error(`still writing after ${maxRounds} syncs: ${this.writes.slice(-5).join(", ")}`);
   }
 
+  /**
+   * Plays the kubelet: every container ready and running the image its spec names; the pod
+   * Ready when every readiness gate's condition is True; conditions it does not own kept.
+   */
   runPods(): void {
     for (const pod of this.pods.list()) {
       const kept = (pod.status?.conditions ?? []).filter((condition) => condition.type !== "Ready");

@@ -2,6 +2,7 @@
 // why, or a well-formed AdmissionReview v1 for the request the server parsed — its uid
 // echoed, a JSON Patch that applies to the object, a denial with a code and a message.
 import jsonpatch from "fast-json-patch";
+import { pointerKeys } from "../../../src/api/json-pointer.ts";
 import type { FuzzRequest } from "./admission-inputs.ts";
 import { WEBHOOK_PATHS } from "./admission-inputs.ts";
 
@@ -103,7 +104,7 @@ function copyAlong(object: unknown, operations: readonly jsonpatch.Operation[]):
     for (const pointer of [operation.path, "from" in operation ? operation.from : undefined]) {
       if (pointer === undefined) continue;
       let node = root as Record<string, unknown> | undefined;
-      for (const segment of pointer.split("/").slice(1, -1).map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"))) {
+      for (const segment of pointerKeys(pointer).slice(0, -1)) {
         if (node === null || typeof node !== "object" || !Object.hasOwn(node, segment)) break;
         node[segment] = shallow(node[segment]);
         node = node[segment] as Record<string, unknown>;
