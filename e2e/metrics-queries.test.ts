@@ -5,7 +5,7 @@ import { describe, expect } from "vitest";
 import { manifestObjects, renderChart } from "./helm/helm.ts";
 import { renderedAlertGroups } from "./promtool/render-alerts.ts";
 import { clients, eventually, test } from "./support/cluster.ts";
-import { apply, decorationYaml, ensureOperatorNamespace } from "./support/collaset-world.ts";
+import { apply, decorationYaml } from "./support/collaset-world.ts";
 import { startOperator, troubleLines } from "./support/operator.ts";
 import { metricNames } from "./support/promql-metric-names.ts";
 
@@ -42,7 +42,6 @@ describe("the dashboard's and alerts' queries", () => {
     expect(alerts.every((expression) => metricNames(expression).length > 0)).toBe(true);
     expect(dashboard.every((expression) => metricNames(expression).length > 0)).toBe(true);
 
-    await ensureOperatorNamespace();
     const operator = await startOperator({ args: ["--leader-elect", `--leader-election-id=${namespace}`] });
     onTestFailed(() => console.log(`serve's warnings and errors:\n${troubleLines(operator.logs())}`));
     try {

@@ -3,7 +3,7 @@
 import { CoordinationV1Api, type V1ControllerRevision } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { clients, eventually, kubectl, test } from "./support/cluster.ts";
-import { startOperator, type Operator } from "./support/operator.ts";
+import { OPERATOR_NAMESPACE, startOperator, type Operator } from "./support/operator.ts";
 import { queueIdle } from "./support/queue-metrics.ts";
 
 const group = { group: "apps.kusionstack.io", version: "v1alpha1", plural: "poddecorations" };
@@ -216,7 +216,6 @@ describe("the PodDecoration controller", () => {
 describe("leader election", () => {
   test("hands the controllers to the other replica when the leader is killed", async ({ namespace }) => {
     await operator.stop();
-    await clients().core.createNamespace({ body: { metadata: { name: "pod-decorator-system" } } }).catch(() => undefined);
     const leader = await startOperator({ args: ["--leader-elect"] });
     // Started second, the follower is where the webhook configurations point: killing the
     // leader then takes away the controllers only.
@@ -229,7 +228,7 @@ describe("leader election", () => {
 
       await leader.kill("SIGKILL");
       // The leader's last renewal, as the Lease records it: it holds the lease one lease duration after.
-      const lease = await clients().config.makeApiClient(CoordinationV1Api).readNamespacedLease({ namespace: "pod-decorator-system", name: "pod-decorator" });
+      const lease = await clients().config.makeApiClient(CoordinationV1Api).readNamespacedLease({ namespace: OPERATOR_NAMESPACE, name: "pod-decorator" });
       const expires = new Date(lease.spec!.renewTime!).getTime() + lease.spec!.leaseDurationSeconds! * 1000;
       await apply(manifest(namespace, "second", "fluent-bit:v1"));
       await eventually(async () => ((await decoration(namespace, "second")).status?.updatedRevision !== undefined ? true : undefined), 40_000, "the follower to take over");

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { createKubeClient } from "../src/kube/client.ts";
 import { clients, eventually, kubeConfig, test } from "./support/cluster.ts";
-import { apply, collaSetYaml, decorationYaml, ensureOperatorNamespace, expectConverged, isCollaSetPod, sidecarsOf, waitSettled } from "./support/collaset-world.ts";
+import { apply, collaSetYaml, decorationYaml, expectConverged, isCollaSetPod, sidecarsOf, waitSettled } from "./support/collaset-world.ts";
 import { startKubelet, type Kubelet } from "./support/kubelet.ts";
 import { startOperator, troubleLines, type Operator } from "./support/operator.ts";
 import { PodWatch } from "./support/pod-watch.ts";
@@ -18,7 +18,6 @@ const withMetrics = ["log-shipper=e2e.local/sidecar:1", "metrics=e2e.local/logge
 
 let kubelet: Kubelet;
 beforeAll(async () => {
-  await ensureOperatorNamespace();
   kubelet = await startKubelet();
 });
 afterAll(async () => {

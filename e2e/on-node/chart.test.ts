@@ -28,6 +28,8 @@ beforeAll(() => {
 afterAll(async () => {
   helmOk(["uninstall", RELEASE, "--namespace", RELEASE_NAMESPACE, "--wait", "--timeout", "2m"]);
   await clients().core.deleteNamespace({ name: RELEASE_NAMESPACE });
+  // Gone before the next file starts: serve's namespace is the same one.
+  await eventually(() => clients().core.readNamespace({ name: RELEASE_NAMESPACE }).then(() => undefined, (error: unknown) => ((error as { code?: number }).code === 404 ? true : undefined)), 120_000, `namespace ${RELEASE_NAMESPACE} to be deleted`);
 });
 
 async function podsOf(namespace: string, labelSelector: string): Promise<V1Pod[]> {

@@ -17,7 +17,7 @@ import { stringify } from "yaml";
 import { createKubeClient } from "../../src/kube/client.ts";
 import type { KubeObject, Pod } from "../../src/kube/objects.ts";
 import { testImage } from "../node/test-images.ts";
-import { apply, ensureOperatorNamespace, INSTANCE_ID, readCollaSet } from "../support/collaset-world.ts";
+import { apply, INSTANCE_ID, readCollaSet } from "../support/collaset-world.ts";
 import { clients, eventually, kubeConfig, kubectl, test } from "../support/cluster.ts";
 import { claimTemplate, localVolumes, nodeCollaSet } from "../support/node-collaset.ts";
 import { startOperator } from "../support/operator.ts";
@@ -95,7 +95,6 @@ describe("CollaSet podToExclude / podToInclude on a real node", () => {
   test("an excluded pod keeps running with its claim, both orphaned, and another pod takes its place; included back, it is the CollaSet's again with its claim", async ({ namespace }) => {
     const storageClass = `exclude-${namespace}`.slice(0, 50);
     const removeVolumes = await localVolumes(hostRoot, storageClass, 4);
-    await ensureOperatorNamespace();
     const operator = await startOperator();
     const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
     const live = () => watch.pods().filter((pod) => pod.metadata?.deletionTimestamp == null);
@@ -201,7 +200,6 @@ describe("CollaSet podToExclude / podToInclude on a real node", () => {
   });
 
   test("the to-exclude label: the pod leaves and its id is free for the pod that takes its place; a pod kusionstack does not control is refused, with Events and ReplicaFailure, until it is; joined with no revision of the CollaSet, it is recreated", async ({ namespace }) => {
-    await ensureOperatorNamespace();
     const operator = await startOperator();
     const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
     const owned = () => watch.pods().filter((pod) => pod.metadata?.deletionTimestamp == null && collaSetController(pod) !== undefined);

@@ -7,7 +7,6 @@
 import { describe, expect } from "vitest";
 import { createKubeClient } from "../../src/kube/client.ts";
 import { testImage } from "../node/test-images.ts";
-import { ensureOperatorNamespace } from "../support/collaset-world.ts";
 import { applyNodeCollaSet } from "../support/node-collaset.ts";
 import { clients, eventually, kubeConfig, kubectl, test } from "../support/cluster.ts";
 import { startOperator } from "../support/operator.ts";
@@ -33,7 +32,6 @@ const labelTimeMs = (value: string) => Number(BigInt(value) / 1_000_000n);
 
 describe("CollaSet operations by label on the real node", () => {
   test("byLabel updates only the labelled pod, operationDelaySeconds after the operate label; to-delete deletes a pod and another takes its place", async ({ namespace }) => {
-    await ensureOperatorNamespace();
     const operator = await startOperator({ args: ["--lifecycle-drain-delay=0s"] });
     const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
     try {

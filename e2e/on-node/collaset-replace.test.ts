@@ -8,7 +8,6 @@ import { describe, expect } from "vitest";
 import { createKubeClient } from "../../src/kube/client.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { testImage } from "../node/test-images.ts";
-import { ensureOperatorNamespace } from "../support/collaset-world.ts";
 import { applyNodeCollaSet } from "../support/node-collaset.ts";
 import { clients, eventually, kubeConfig, kubectl, test } from "../support/cluster.ts";
 import { startOperator } from "../support/operator.ts";
@@ -44,7 +43,6 @@ async function contextIds(namespace: string): Promise<number[] | undefined> {
 
 /** Runs `story` with an operator (PodOpsLifecycle on, no drain delay) and a watch of the namespace's pods. */
 async function withOperator(namespace: string, story: (watch: PodWatch) => Promise<void>): Promise<void> {
-  await ensureOperatorNamespace();
   const operator = await startOperator({ args: ["--lifecycle-drain-delay=0s"] });
   const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
   try {

@@ -11,7 +11,7 @@ import { createKubeClient } from "../../src/kube/client.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { testImage } from "../node/test-images.ts";
 import { allowNoDisruption, removeDisruptionBudget } from "../support/disruption-budget.ts";
-import { apply, decorationYaml, ensureOperatorNamespace, readDecoration, REVISIONS, type DecorationRollout } from "../support/collaset-world.ts";
+import { apply, decorationYaml, readDecoration, REVISIONS, type DecorationRollout } from "../support/collaset-world.ts";
 import { kubeConfig, kubectl, test } from "../support/cluster.ts";
 import { byName, decorationEvent, decorationEvents, decorationStatus, deploymentYaml, isDeploymentPod, whyNotMoving, workloadStatus } from "../support/deployment-world.ts";
 import { explainPodJson, verdict } from "../support/explain-cli.ts";
@@ -44,7 +44,6 @@ interface World {
  * of `replicas` pods, each injected at admission and running it.
  */
 async function deploymentWorld(namespace: string, replicas: number, rollout: DecorationRollout = {}): Promise<World> {
-  await ensureOperatorNamespace();
   const operator = await startOperator();
   const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
   try {
@@ -236,7 +235,6 @@ describe("decoration updates for a Deployment's pods on the real node", () => {
 
   test("with PodOpsLifecycle in the template, each pod leaves the Service's EndpointSlice before its sidecar restarts, returns after, and no request fails", async ({ namespace }) => {
     const replicas = 3;
-    await ensureOperatorNamespace();
     const operator = await startOperator({ args: ["--lifecycle-drain-delay=2s"] });
     try {
       const figures = await rolloutUnderTraffic(namespace, replicas, () => apply(deploymentYaml(namespace, { replicas, podOpsLifecycle: true })));

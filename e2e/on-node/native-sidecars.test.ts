@@ -6,7 +6,7 @@ import { describe, expect } from "vitest";
 import { createKubeClient } from "../../src/kube/client.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { testImage } from "../node/test-images.ts";
-import { apply, ensureOperatorNamespace, proxyDecorationYaml } from "../support/collaset-world.ts";
+import { apply, proxyDecorationYaml } from "../support/collaset-world.ts";
 import { kubeConfig, test } from "../support/cluster.ts";
 import { startOperator } from "../support/operator.ts";
 import { PodWatch } from "../support/pod-watch.ts";
@@ -44,7 +44,6 @@ const ready = (pod: Pod | undefined) => pod?.status?.conditions?.some((condition
 
 describe("native sidecars from a decoration, on the real node", () => {
   test("start before the pod's own init containers, and a new image restarts only the sidecar", async ({ namespace }) => {
-    await ensureOperatorNamespace();
     const operator = await startOperator({ args: ["--lifecycle-drain-delay=1s"] });
     const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
     try {

@@ -9,7 +9,7 @@ import { describe, expect } from "vitest";
 import { createKubeClient } from "../../src/kube/client.ts";
 import { testImage } from "../node/test-images.ts";
 import { allowNoDisruption, removeDisruptionBudget } from "../support/disruption-budget.ts";
-import { apply, ensureOperatorNamespace } from "../support/collaset-world.ts";
+import { apply } from "../support/collaset-world.ts";
 import { clients, eventually, kubeConfig, kubectl, test } from "../support/cluster.ts";
 import { startOperator } from "../support/operator.ts";
 import { PodWatch } from "../support/pod-watch.ts";
@@ -47,7 +47,6 @@ async function collaSetStatus(namespace: string): Promise<{ conditions?: { type:
 
 /** The rollout with an operator started with `args`; its figures printed under `label`. */
 async function rolloutWith(namespace: string, args: readonly string[], label: string): Promise<RolloutFigures> {
-  await ensureOperatorNamespace();
   const operator = await startOperator({ args });
   try {
     const figures = await rolloutUnderTraffic(namespace, REPLICAS, () => apply(collaSetYaml(namespace, { replicas: REPLICAS })));
@@ -73,7 +72,6 @@ describe("traffic-safe updates on the real node", () => {
   });
 
   test("a protection finalizer holds the update back until it is released; the wait is reported; the operation lasts until the finalizer the pod's available-conditions expect is back", async ({ namespace }) => {
-    await ensureOperatorNamespace();
     const operator = await startOperator({ args: ["--lifecycle-drain-delay=1s", "--lifecycle-stuck-after=3s"] });
     const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
     try {
@@ -132,7 +130,6 @@ describe("traffic-safe updates on the real node", () => {
   });
 
   test("a PodDisruptionBudget with maxUnavailable 0 holds a recreation back, reported; never forced", async ({ namespace }) => {
-    await ensureOperatorNamespace();
     const operator = await startOperator({ args: ["--lifecycle-drain-delay=1s"] });
     const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
     try {

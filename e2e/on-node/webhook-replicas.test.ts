@@ -5,7 +5,7 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import { describe, expect } from "vitest";
 import { testImage } from "../node/test-images.ts";
-import { apply, ensureOperatorNamespace } from "../support/collaset-world.ts";
+import { apply } from "../support/collaset-world.ts";
 import { clients, eventually, test } from "../support/cluster.ts";
 import { startOperator, type Operator } from "../support/operator.ts";
 import { queueIdle } from "../support/queue-metrics.ts";
@@ -38,7 +38,6 @@ const names = (containers: { name: string }[] | undefined) => (containers ?? [])
 
 describe("the pod webhook's memory, with the API server's ServiceAccount admission", () => {
   test("answers a template's replicas from memory, each with its own token volume, as rendering would", async ({ namespace }) => {
-    await ensureOperatorNamespace();
     const operator = await startOperator();
     try {
       await apply(decorationYaml(namespace));

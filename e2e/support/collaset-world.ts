@@ -320,9 +320,3 @@ export async function waitSettled(namespace: string, replicas: number, sidecars:
   }, 90_000, `${replicas} settled pods with ${sidecars.join(",")}`);
 }
 
-/** serve keeps its leader-election Lease in its own namespace, which the chart would create. */
-export async function ensureOperatorNamespace(): Promise<void> {
-  await clients().core.createNamespace({ body: { metadata: { name: "pod-decorator-system" } } }).catch((error: unknown) => {
-    if ((error as { code?: number }).code !== 409) throw error;
-  });
-}

@@ -7,7 +7,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { privateApiServer, type PrivateApiServer } from "../runtime-control-plane.ts";
-import { ensureOperatorNamespace } from "./collaset-world.ts";
 import { startKubelet, type Kubelet } from "./kubelet.ts";
 
 export interface ControllerApiServer {
@@ -22,7 +21,6 @@ export function useControllerApiServer(): ControllerApiServer {
   let kubelet: Kubelet | undefined;
   let dir: string | undefined;
   beforeAll(async () => {
-    await ensureOperatorNamespace();
     api = await privateApiServer();
     dir = await mkdtemp(join(tmpdir(), "pod-decorator-private-apiserver-"));
     await writeFile(join(dir, "kubeconfig"), api.config.exportConfig(), { mode: 0o600 });

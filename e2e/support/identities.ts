@@ -1,12 +1,19 @@
 // Requesters other than the run's cluster-admin: a ServiceAccount with exactly the rules a test
 // gives it, as a client and as a kubeconfig file, so that what the webhooks see in userInfo is
 // someone who is not pod-decorator's controller (serve runs as the cluster-admin).
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1PolicyRule } from "@kubernetes/client-node";
+import { afterAll } from "vitest";
 import { kubeConfig } from "./cluster.ts";
 import { apiClient } from "../../src/kube/api-client.ts";
+
+/** Directories of the kubeconfigs written for the file being run: each holds a token. */
+const kubeconfigDirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(kubeconfigDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
 
 export interface Identity {
   /** As the API server names it: system:serviceaccount:NS:NAME. */
@@ -39,7 +46,9 @@ export async function serviceAccountIdentity(namespace: string, name: string, ru
     contexts: [{ name, cluster: "e2e", user: name, namespace }],
     currentContext: name,
   });
-  const kubeconfigPath = join(await mkdtemp(join(tmpdir(), "pod-decorator-identity-")), "kubeconfig");
+  const dir = await mkdtemp(join(tmpdir(), "pod-decorator-identity-"));
+  kubeconfigDirs.push(dir);
+  const kubeconfigPath = join(dir, "kubeconfig");
   await writeFile(kubeconfigPath, config.exportConfig(), { mode: 0o600 });
   return {
     username: `system:serviceaccount:${namespace}:${name}`,

@@ -12,6 +12,9 @@ import { apiClient } from "../../src/kube/api-client.ts";
 
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 
+/** The namespace serve is told it runs in: its leader-election Lease lives there (the chart creates it). */
+export const SERVE_NAMESPACE = "pod-decorator-system";
+
 export interface ServeProcess {
   port: number;
   metricsPort: number;
@@ -98,7 +101,7 @@ export async function startServeProcess(options: ServeProcessOptions): Promise<S
       `--metrics-port=${metricsPort}`,
       `--health-port=${healthPort}`,
       `--webhook-config-url=${url}`,
-      "--namespace=pod-decorator-system",
+      `--namespace=${SERVE_NAMESPACE}`,
       ...(options.tlsArgs ?? ["--self-signed"]),
       ...(options.args ?? []),
     ];

@@ -1,12 +1,12 @@
 import { X509Certificate } from "node:crypto";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { Registry } from "prom-client";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { allow, allowWithPatch } from "../../src/webhook/admission-review.ts";
 import { podMutation } from "../../src/webhook/pod-mutation.ts";
 import { trustNobody } from "../../src/webhook/requester-trust.ts";
@@ -210,6 +210,7 @@ describe("the webhook server", () => {
 
   it("serves HTTPS and presents rotated certificate files to new connections without a restart", async () => {
     const dir = await mkdtemp(join(tmpdir(), "webhook-tls-"));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const ca = await createCertificateAuthority("test-ca", 1);
     const write = async () => {
       const pair = await issueCertificate(ca, { commonName: "webhook", hosts: ["127.0.0.1"], usage: "server", validityDays: 1 });
