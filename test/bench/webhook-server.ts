@@ -1,10 +1,18 @@
 // One webhook server for the load benchmark, in its own process so that it has a core to
 // itself: `decorate` is the real pod webhook over the typical 50 decorations; `bare` is the
-// same stack answering the same AdmissionReview with `allowed: true` and no patch.
+// same stack answering the same AdmissionReview with `allowed: true` and no patch. Two more
+// take the pod webhook's work apart (webhook.ts --breakdown), each a part of it on its own:
+// `render` selects and renders with the engine (the §10 checks included) and answers with a
+// fixed one-operation patch; `render-patch` also writes the JSON Patch of what was rendered.
+// Neither reads null fields, checks renderability or keeps answers, as the pod webhook does.
 // Prints {"port": N, "healthPort": N, "ca": PEM} on stdout once listening; stops on SIGTERM.
 import { pino } from "pino";
 import { Registry } from "prom-client";
-import { allow } from "../../src/webhook/admission-review.ts";
+import type { Pod } from "../../src/api/pod.ts";
+import { decorateReadPod } from "../../src/decoration/decorate.ts";
+import { newPodRevisions } from "../../src/decoration/updated-revisions.ts";
+import { allow, allowWithPatch } from "../../src/webhook/admission-review.ts";
+import { createJsonPatch } from "../../src/webhook/json-patch.ts";
 import { createWebhookMetrics } from "../../src/webhook/metrics.ts";
 import { podMutation } from "../../src/webhook/pod-mutation.ts";
 import { trustNobody } from "../../src/webhook/requester-trust.ts";
@@ -13,16 +21,34 @@ import { createWebhookServer, type AdmissionHandler } from "../../src/webhook/se
 import { selfSignedCertificates } from "../../src/webhook/serving-certificates.ts";
 import { typicalDecorations } from "./typical-workload.ts";
 
-const mode = process.argv[2];
-if (mode !== "decorate" && mode !== "bare") {
-  console.error("usage: webhook-server.ts decorate|bare");
+const MODES = ["decorate", "bare", "render", "render-patch"] as const;
+const mode = MODES.find((known) => known === process.argv[2]);
+if (mode === undefined) {
+  console.error(`usage: webhook-server.ts ${MODES.join("|")}`);
   process.exit(2);
 }
 
 const decorations = Object.freeze(typicalDecorations().map((pd) => Object.freeze(pd)));
-const handler: AdmissionHandler = mode === "decorate"
-  ? podMutation({ source: { decorations: () => decorations, revisionData: () => undefined }, onDecorationError: "reject", trustRequester: trustNobody })
-  : (request) => ({ response: allow(request.uid), result: "allowed" });
+const source = { decorations: () => decorations, revisionData: () => undefined };
+const handlers: Record<typeof mode, () => AdmissionHandler> = {
+  decorate: () => podMutation({ source, onDecorationError: "reject", trustRequester: trustNobody }),
+  bare: () => (request) => ({ response: allow(request.uid), result: "allowed" }),
+  render: () => renderOnly(false),
+  "render-patch": () => renderOnly(true),
+};
+const handler = handlers[mode]();
+
+/** The engine's part of the pod webhook alone, with the patch of what it rendered or a fixed one. */
+function renderOnly(withPatch: boolean): AdmissionHandler {
+  const revisionFor = newPodRevisions(source);
+  const fixedPatch = [{ op: "add", path: "/metadata/labels/rendered", value: "true" }];
+  return (request) => {
+    const pod = request.object as Pod;
+    const result = decorateReadPod({ ...pod, metadata: { ...pod.metadata, namespace: request.namespace } }, decorations, revisionFor);
+    const patch = withPatch ? createJsonPatch(pod, result.pod) : result.applied.length > 0 ? fixedPatch : [];
+    return { response: allowWithPatch(request.uid, patch), result: "injected" };
+  };
+}
 
 const certificates = await selfSignedCertificates({ hosts: ["127.0.0.1"] });
 const app = await createWebhookServer({

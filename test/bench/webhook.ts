@@ -12,7 +12,12 @@
 // ran on the machine during one server's turn. Every server runs as the image and the chart run
 // it (compiled to JavaScript, with the image's node flags: compiled-program.ts; the chart's
 // NODE_OPTIONS and memory limit: chart-runtime.ts); each one's peak RSS over the whole run is kept.
-//   node test/bench/webhook.ts [--json]        (BENCH_SECONDS=10 per measurement)
+// With --breakdown it measures instead, at saturation with distinct pods, the parts of the pod
+// webhook's work on their own (webhook-server.ts: `render`, `render-patch`) beside the bare server
+// and the pod webhook: what each part costs in server CPU per request, and the ratio to the bare
+// server it would leave if it were all there was. Not one of DESIGN §9's figures; it tells where
+// the distinct-pod cost goes.
+//   node test/bench/webhook.ts [--json | --breakdown]        (BENCH_SECONDS=10 per measurement)
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
@@ -101,7 +106,9 @@ const SLICES = 5;
 const SLICE_SETTLE_MS = 250;
 const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;
 
-async function startServer(mode: "decorate" | "bare"): Promise<{ port: number; chart: ChartProcess }> {
+type ServerMode = "decorate" | "bare" | "render" | "render-patch";
+
+async function startServer(mode: ServerMode): Promise<{ port: number; chart: ChartProcess }> {
   const chart = hasTaskset
     ? spawnAsChartRuns("taskset", ["-c", SERVER_CORE, process.execPath, ...webhookServerArgs(), mode], "pod-decorator-webhook-load")
     : spawnAsChartRuns(process.execPath, [...webhookServerArgs(), mode], "pod-decorator-webhook-load");
@@ -252,19 +259,17 @@ async function inTurns(servers: readonly Server[], seconds: number, overallRate:
   return slices.map((taken) => figures(taken, overallRate));
 }
 
-async function measureAll(seconds: number): Promise<{ bare: ServerFigures; decorate: ServerFigures; decorateDistinct: ServerFigures; runtime: ChartRuntime }> {
+/** Starts a server for each of `modes`, warms each up, and gives them to `measure`; stops them all after. */
+async function withServers<T>(modes: readonly (readonly [ServerMode, Pods])[], measure: (servers: readonly Server[]) => Promise<T>): Promise<T> {
   const servers: Server[] = [];
   try {
-    for (const [mode, pods] of [["bare", "replicas"], ["decorate", "replicas"], ["decorate", "distinct"]] as const) {
+    for (const [mode, pods] of modes) {
       const { port, chart } = await startServer(mode);
       servers.push({ pods, port, child: chart.child, chart });
     }
     // Warm-up: JIT, TLS sessions.
     for (const server of servers) await loadSlice(server.port, server.child.pid, { durationSeconds: 2, pods: server.pods });
-    const saturation = await inTurns(servers, seconds, undefined);
-    const fixedRate = await inTurns(servers, seconds, FIXED_RATE);
-    const of = (index: number): ServerFigures => ({ saturation: saturation[index]!, fixedRate: fixedRate[index]!, peakRssMiB: peakRssMiB(servers[index]!.child.pid) });
-    return { bare: of(0), decorate: of(1), decorateDistinct: of(2), runtime: servers[0]!.chart.runtime };
+    return await measure(servers);
   } finally {
     for (const { child, chart } of servers) {
       // A server that has exited already (crashed) would never emit "exit" again.
@@ -275,6 +280,28 @@ async function measureAll(seconds: number): Promise<{ bare: ServerFigures; decor
       chart.remove();
     }
   }
+}
+
+async function measureAll(seconds: number): Promise<{ bare: ServerFigures; decorate: ServerFigures; decorateDistinct: ServerFigures; runtime: ChartRuntime }> {
+  return withServers([["bare", "replicas"], ["decorate", "replicas"], ["decorate", "distinct"]], async (servers) => {
+    const saturation = await inTurns(servers, seconds, undefined);
+    const fixedRate = await inTurns(servers, seconds, FIXED_RATE);
+    const of = (index: number): ServerFigures => ({ saturation: saturation[index]!, fixedRate: fixedRate[index]!, peakRssMiB: peakRssMiB(servers[index]!.child.pid) });
+    return { bare: of(0), decorate: of(1), decorateDistinct: of(2), runtime: servers[0]!.chart.runtime };
+  });
+}
+
+const BREAKDOWN: readonly (readonly [ServerMode, Pods, string])[] = [
+  ["bare", "replicas", "bare server"],
+  ["render", "distinct", "select + render (the §10 checks included), a fixed patch"],
+  ["render-patch", "distinct", "select + render + the JSON Patch of it"],
+  ["decorate", "distinct", "the pod webhook"],
+];
+
+/** The parts of the pod webhook's work at saturation with distinct pods, in turns with the bare server and the whole. */
+async function breakdown(seconds: number): Promise<{ name: string; figures: LoadFigures }[]> {
+  const saturation = await withServers(BREAKDOWN.map(([mode, pods]) => [mode, pods] as const), (servers) => inTurns(servers, seconds, undefined));
+  return BREAKDOWN.map(([, , name], index) => ({ name, figures: saturation[index]! }));
 }
 
 function ratios(decorate: ServerFigures, bare: ServerFigures): WebhookRatios {
@@ -308,7 +335,14 @@ export async function benchWebhook(seconds = 10): Promise<WebhookBenchResult> {
   };
 }
 
-if (import.meta.main) {
+if (import.meta.main && process.argv.includes("--breakdown")) {
+  const parts = await breakdown(Number(process.env.BENCH_SECONDS ?? 10));
+  const bare = parts[0]!.figures.serverCpuMicrosPerRequest;
+  console.log(`server pinned to one core: ${hasTaskset ? `taskset -c ${SERVER_CORE}` : "no (taskset missing)"}; ${CONNECTIONS} keep-alive connections; saturation, a different pod in every request`);
+  console.log("| server | req/s | server CPU µs/req | bare ÷ it (server CPU) |");
+  console.log("| --- | ---: | ---: | ---: |");
+  for (const { name, figures } of parts) console.log(`| ${name} | ${figures.rps} | ${figures.serverCpuMicrosPerRequest} | ${((bare / figures.serverCpuMicrosPerRequest) * 100).toFixed(1)}% |`);
+} else if (import.meta.main) {
   const result = await benchWebhook(Number(process.env.BENCH_SECONDS ?? 10));
   if (process.argv.includes("--json")) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
