@@ -4,6 +4,7 @@
 // change reaches CollaSet pods in place — seen in the kubelet's own container statuses.
 import type { V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, inject } from "vitest";
+import { isNotFound } from "../../src/kube/errors.ts";
 import { chartDir, helm } from "../helm/helm.ts";
 import { testImage } from "../node/test-images.ts";
 import { apply } from "../support/collaset-world.ts";
@@ -29,7 +30,7 @@ afterAll(async () => {
   helmOk(["uninstall", RELEASE, "--namespace", RELEASE_NAMESPACE, "--wait", "--timeout", "2m"]);
   await clients().core.deleteNamespace({ name: RELEASE_NAMESPACE });
   // Gone before the next file starts: serve's namespace is the same one.
-  await eventually(() => clients().core.readNamespace({ name: RELEASE_NAMESPACE }).then(() => undefined, (error: unknown) => ((error as { code?: number }).code === 404 ? true : undefined)), 120_000, `namespace ${RELEASE_NAMESPACE} to be deleted`);
+  await eventually(() => clients().core.readNamespace({ name: RELEASE_NAMESPACE }).then(() => undefined, (error: unknown) => (isNotFound(error) ? true : undefined)), 120_000, `namespace ${RELEASE_NAMESPACE} to be deleted`);
 });
 
 async function podsOf(namespace: string, labelSelector: string): Promise<V1Pod[]> {

@@ -3,6 +3,7 @@
 import { inject } from "vitest";
 import { clients, eventually, kubeConfig } from "./cluster.ts";
 import { freePort } from "../controlplane/processes.ts";
+import { isAlreadyExists } from "../../src/kube/errors.ts";
 import { removeWebhookConfigurations as removeFrom, SERVE_NAMESPACE as OPERATOR_NAMESPACE, startServeProcess, troubleLines, type ServeProcess, type ServeProcessOptions } from "./serve-process.ts";
 
 export { freePort, OPERATOR_NAMESPACE, troubleLines };
@@ -36,7 +37,7 @@ async function ensureOperatorNamespace(): Promise<void> {
       await core.createNamespace({ body: { metadata: { name: OPERATOR_NAMESPACE } } });
       return true;
     } catch (error) {
-      if ((error as { code?: number }).code !== 409) throw error;
+      if (!isAlreadyExists(error)) throw error;
     }
     const existing = await core.readNamespace({ name: OPERATOR_NAMESPACE });
     return existing.metadata?.deletionTimestamp == null ? true : undefined;
