@@ -411,7 +411,7 @@ describe("the Helm chart", () => {
     const rules = (rule.spec as { groups: { rules: { alert: string; expr: string; annotations: Record<string, string> }[] }[] }).groups.flatMap((group) => group.rules);
     // Half of the 10 s timeout, over this release's series only.
     expect(rules.find((alert) => alert.alert === "PodDecoratorWebhookLatencyNearTimeout")?.expr).toMatch(new RegExp(`\\{job="${RELEASE}",namespace="${namespace}"\\}\\[5m\\]\\)\\)\\)\\s*> 5\\s*$`));
-    for (const alert of rules) expect(alert.annotations.runbook_url, alert.alert).toBe(`README.md#${alert.alert.toLowerCase()}`);
+    for (const alert of rules) expect(alert.annotations.runbook_url, alert.alert).toBe(`docs/runbooks.md#${alert.alert.toLowerCase()}`);
     const dashboard = chart.one("ConfigMap", `${RELEASE}-dashboard`);
     expect(dashboard.metadata).toMatchObject({ namespace, labels: { grafana_dashboard: "1", team: "platform" } });
     expect(JSON.parse((dashboard.data as Record<string, string>)["pod-decorator.json"]!)).toMatchObject({ uid: "pod-decorator", title: "pod-decorator" });
