@@ -30,6 +30,6 @@ USER 65532:65532
 # HTTP from the health thread (the probes); 8080: /metrics over HTTP.
 EXPOSE 9443 8081 8080
 # --no-maglev: V8's mid-tier compiler held ~15 MiB more under admission load (its code and
-# compilation memory) for no throughput the webhook benchmarks could measure (make bench; README,
-# Operations: sizing). NODE_OPTIONS cannot carry it, so the entrypoint does.
+# compilation memory) for no throughput the webhook benchmarks could measure (make bench;
+# docs/operations.md, Sizing). NODE_OPTIONS cannot carry it, so the entrypoint does.
 ENTRYPOINT ["node", "--no-maglev", "/app/dist/cli/main.js", "serve"]

@@ -25,7 +25,7 @@ export const sections: readonly BenchSection[] = [
   { key: "controller", title: "controller: informer cache memory", script: "informer-memory.ts" },
   { key: "scale", title: "controller at 100,000 pods and 1,000 decorations: cache heap, status CPU", script: "scale.ts" },
   // Starts its own control plane (built on first use) and serve as the image and the chart run it,
-  // at 0 and 10,000 pods (README, Operations: sizing; 100,000 pods take ~10 minutes more to create:
+  // at 0 and 10,000 pods (docs/operations.md, Sizing; 100,000 pods take ~10 minutes more to create:
   // node test/bench/serve-idle.ts runs all three).
   { key: "serveIdle", title: "serve: idle memory at 0 and 10,000 pods, and the memory limit it needs", script: "serve-idle.ts", args: ["--pods", "0,10000", "--json"] },
   // Starts its own control plane (built on first use): why API calls keep their connections.

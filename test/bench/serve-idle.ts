@@ -1,4 +1,4 @@
-// Idle memory of `pod-decorator serve` by cluster size (issue 32; the README's sizing table): a
+// Idle memory of `pod-decorator serve` by cluster size (issue 32; the sizing table of docs/operations.md): a
 // real control plane holding 0, 10,000 and 100,000 realistic pods (pod-population.ts: 50
 // workloads, each pod with the status its kubelet reported, created in ascending order), and at
 // each size a fresh serve as the image and the chart run it (compiled, with the image's node flags,
