@@ -1,14 +1,16 @@
-// Issue 30: the chart's ValidatingAdmissionPolicy on the real API server. A pod author (a
-// ServiceAccount allowed to patch its pods) cannot rewrite a live pod's decoration bookkeeping
-// or the PodOpsLifecycle labels of pod-decorator's operations, through pods or pods/status; any
-// other label is theirs; the controller's ServiceAccount (the one the chart renders the policy
-// for) may change them all.
+// Issues 30 and 37: the chart's ValidatingAdmissionPolicy on the real API server. A pod author (a
+// ServiceAccount allowed to patch its pods) cannot rewrite a live pod's decoration bookkeeping,
+// the PodOpsLifecycle labels of pod-decorator's operations and those its lifecycle controller
+// grants, through pods or pods/status, nor set a sidecar a decoration injected back to another
+// image; any other label, and its own containers, are theirs; the controller's ServiceAccount
+// (the one the chart renders the policy for) may change them all.
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { manifestObjects, renderChart, type KubeManifest } from "./helm/helm.ts";
 import { eventually, kubectl, test } from "./support/cluster.ts";
 import { serviceAccountIdentity, type Identity } from "./support/identities.ts";
 
 const REVISIONS = "poddecoration.kusionstack.io/revisions";
+const INJECTED = "poddecoration.kusionstack.io/injected-containers";
 const POD_RULES = [{ apiGroups: [""], resources: ["pods", "pods/status"], verbs: ["create", "get", "patch", "update"] }];
 
 let policy: KubeManifest[];
@@ -61,9 +63,9 @@ describe("the chart's bookkeeping policy", () => {
       metadata: {
         name: "web-0",
         labels: { app: "web", "poddecoration.kusionstack.io/pd-logging": "logging-r1" },
-        annotations: { [REVISIONS]: '[{"name":"logging","revision":"logging-r1"}]' },
+        annotations: { [REVISIONS]: '[{"name":"logging","revision":"logging-r1"}]', [INJECTED]: "log-shipper" },
       },
-      spec: { containers: [{ name: "app", image: "e2e.local/app:1" }] },
+      spec: { containers: [{ name: "log-shipper", image: "e2e.local/sidecar:2" }, { name: "app", image: "e2e.local/app:1" }] },
     };
     const created = await kubectl(["create", `--kubeconfig=${controller.kubeconfigPath}`, "-n", namespace, "-f", "-"], JSON.stringify(pod));
     expect(created.code, created.stderr).toBe(0);
@@ -89,15 +91,29 @@ describe("the chart's bookkeeping policy", () => {
       ["a pd-* label added", { labels: { "poddecoration.kusionstack.io/pd-other": "other-r1" } }],
       ["our lifecycle marked done", { labels: { "operated.podopslifecycle.kusionstack.io/collaset": "1" } }],
       ["a decoration rollout's lifecycle started", { labels: { "operating.podopslifecycle.kusionstack.io/poddecoration": "1" } }],
+      ["an operation permitted", { labels: { "operation-permission.podopslifecycle.kusionstack.io/update": "1" } }],
+      ["the pod marked service-available", { labels: { "podopslifecycle.kusionstack.io/service-available": "1" } }],
+      ["the injected containers' record rewritten", { annotations: { [INJECTED]: "" } }],
     ] as [string, object][]) {
       expect(await patch(author, metadata), what).not.toBe("");
       expect(await patch(author, metadata, "status"), `${what}, through pods/status`).not.toBe("");
     }
-    // Everything else on the pod is the author's.
+    // A sidecar a decoration injected keeps its image (kubectl set image, as issue 37 tried it).
+    const setImage = (who: Identity, container: string, image: string) =>
+      kubectl(["set", "image", `--kubeconfig=${who.kubeconfigPath}`, "-n", namespace, "pod/web-0", `${container}=${image}`]);
+    const reverted = await setImage(author, "log-shipper", "e2e.local/sidecar:1");
+    expect(reverted.code).not.toBe(0);
+    expect(reverted.stderr).toContain("containers log-shipper: injected by pod-decorator decorations");
+    // Everything else on the pod is the author's: its own container's image, its labels and annotations.
+    const own = await setImage(author, "app", "e2e.local/app:2");
+    expect(own.code, own.stderr).toBe(0);
     expect(await patch(author, { labels: { tier: "gold" }, annotations: { "team.example.com/owner": "a" } })).toBe("");
     expect(await patch(author, { labels: { "operated.podopslifecycle.kusionstack.io/someone-elses-operation": "1" } })).toBe("");
     // The controller's ServiceAccount moves the pod on.
     expect(await patch(controller, pinned)).toBe("");
     expect(await patch(controller, { labels: { "operated.podopslifecycle.kusionstack.io/collaset": "1" } }, "status")).toBe("");
+    expect(await patch(controller, { labels: { "podopslifecycle.kusionstack.io/service-available": "1" } }, "status")).toBe("");
+    const rolledOut = await setImage(controller, "log-shipper", "e2e.local/sidecar:3");
+    expect(rolledOut.code, rolledOut.stderr).toBe(0);
   });
 });

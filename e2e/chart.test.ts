@@ -155,6 +155,7 @@ beforeAll(async () => {
     "opt-in namespaces, a priority class, no NetworkPolicy": { webhook: { pods: { optIn: true } }, priorityClassName: "system-cluster-critical", networkPolicy: { enabled: false } },
     "webhook callers restricted": { networkPolicy: { webhookFrom: [{ ipBlock: { cidr: "192.0.2.0/24" } }] }, webhook: { clientCA: { configMap: "apiserver-webhook-client-ca" } } },
     "metrics only from the monitoring namespace": { networkPolicy: { metrics: { from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }] } } },
+    "metrics only from the monitoring namespace, in one value": { networkPolicy: { metrics: { namespace: "monitoring" } } },
   };
   // Stand-ins for cert-manager's and the Prometheus Operator's CRDs (see the file).
   const installed = await kubectl(["apply", "--server-side", "--field-manager=pod-decorator-e2e", "-f", EXTERNAL_CRDS]);
@@ -314,6 +315,8 @@ describe("the Helm chart", () => {
     });
     const monitoring = (await Rendered.of(namespace, combination("metrics only from the monitoring namespace"))).one("NetworkPolicy");
     expect((monitoring.spec as { ingress: { from?: unknown }[] }).ingress[1]?.from).toEqual([{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }]);
+    const oneValue = (await Rendered.of(namespace, combination("metrics only from the monitoring namespace, in one value"))).one("NetworkPolicy");
+    expect((oneValue.spec as { ingress: { from?: unknown }[] }).ingress[1]?.from).toEqual([{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }]);
     const quiet = (await Rendered.of(namespace, combination("single replica, no metrics, no leader election"))).one("NetworkPolicy");
     expect((quiet.spec as { ingress: unknown[] }).ingress).toHaveLength(1);
     expect((await Rendered.of(namespace, combination("opt-in namespaces, a priority class, no NetworkPolicy"))).all("NetworkPolicy")).toEqual([]);

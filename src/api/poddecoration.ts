@@ -144,7 +144,7 @@ export const PodDecorationSpecSchema = Type.Object({
 export type PodDecorationSpec = Static<typeof PodDecorationSpecSchema>;
 
 /** Why a pod of another owner than a CollaSet does not move to the revision it should have. */
-export const BLOCKED_REASONS = ["NeedsRecreation", "EvictionRefused", "RenderError", "LifecycleStuck", "UpdateRefused"] as const;
+export const BLOCKED_REASONS = ["NeedsRecreation", "EvictionRefused", "RenderError", "LifecycleStuck", "UpdateRefused", "Paused", "InPlaceOnly"] as const;
 
 function WorkloadStatusSchema() {
   return Type.Object({

@@ -216,18 +216,19 @@ function verdictFor(pod: Pod, decoration: PodDecoration, view: ClusterView, sele
 
 /**
  * Who moves the pod to its target, and what holds it: its CollaSet's controller, or the
- * PodDecoration controller's rollout to pods of other owners, whose blocked pods the
+ * PodDecoration controller's rollout to pods of other owners; the blocked pods of either the
  * decoration's status.workloads lists.
  */
 function movingReasons(pod: Pod, decoration: PodDecoration, target: string | undefined): Reason[] {
   const to = target ?? "no revision";
   const collaSet = collaSetNameOf(pod);
-  if (collaSet !== undefined) return [{ reason: "rollout-in-progress", detail: `CollaSet ${collaSet}'s controller moves the pod to ${to} (at most maxUnavailable pods at a time)` }];
   const workload = workloadOf(pod);
+  // Its holder, as the status says it: a CollaSet paused or InPlaceOnly, a lifecycle step stuck, a change refused.
   const standing = decoration.status?.workloads?.find((entry) => entry.kind === workload.kind && entry.name === workload.name);
   const blocked = standing?.blocked?.find((entry) => entry.pod === nameOf(pod)) ?? unlistedBlocked(standing);
   if (blocked?.reason === "NeedsRecreation") return [{ reason: "needs-recreation", detail: blocked.message }];
   if (blocked !== undefined) return [{ reason: "update-blocked", detail: `${blocked.reason}: ${blocked.message}` }];
+  if (collaSet !== undefined) return [{ reason: "rollout-in-progress", detail: `CollaSet ${collaSet}'s controller moves the pod to ${to} (at most maxUnavailable pods at a time)` }];
   return [{
     reason: "rollout-in-progress",
     detail: `the PodDecoration controller moves the pod to ${to}: in place when only images and labels or annotations change, ${workload.kind === "Pod" ? "as a pod without a controller, on its own" : `at most maxUnavailable pods of its ${workload.kind} ${workload.name} at a time`}`,

@@ -5,6 +5,7 @@ import type { LabelSelector } from "../api/label-selector.ts";
 import { DEFAULT_EXCLUDED_NAMESPACES, type AdmissionScopeOptions } from "../decoration/admission-scope.ts";
 import { isValidSelector } from "../decoration/selector.ts";
 import { DEFAULT_ADMISSION_LIMITS } from "../webhook/admission-limits.ts";
+import { DEFAULT_DECORATION_BOUNDS, type DecorationBounds } from "../decoration/engine-bounds.ts";
 import { UsageError } from "./usage-error.ts";
 
 export interface ServeOptions {
@@ -35,6 +36,8 @@ export interface ServeOptions {
   leaderElectionId: string;
   /** What a pod gets when a decoration cannot be rendered: refused, or admitted undecorated with a warning. */
   onDecorationError: "reject" | "admit";
+  /** What one pod's decorations may cost, and what admission therefore refuses (DESIGN §10). */
+  decorationBounds: DecorationBounds;
   /**
    * The usernames whose pod bookkeeping (revisions annotation, decoration labels) counts: the
    * controller's own identity. Empty: asked from the API server (SelfSubjectReview) at start.
@@ -75,6 +78,8 @@ const flags = {
   "leader-elect": { type: "boolean" },
   "leader-election-id": { type: "string" },
   "on-decoration-error": { type: "string" },
+  "max-decorations-per-namespace": { type: "string" },
+  "max-selection-rounds": { type: "string" },
   "controller-username": { type: "string" },
   "pod-ops-lifecycle": { type: "string" },
   "lifecycle-drain-delay": { type: "string" },
@@ -116,6 +121,13 @@ export const serveUsage = `usage: pod-decorator serve [flags]
   --leader-elect               run controllers only while holding the Lease
   --leader-election-id NAME    the Lease name (default pod-decorator)
   --on-decoration-error reject|admit  refuse a pod whose decoration fails, or admit it undecorated (default reject)
+  --max-decorations-per-namespace N  PodDecorations one namespace may hold: admission refuses the one over
+                               it; the newest beyond it (written while no webhook checked) are not applied
+                               to new pods (default ${DEFAULT_DECORATION_BOUNDS.maxDecorationsPerNamespace})
+  --max-selection-rounds N     how deep decorations may select labels other decorations set: N rounds
+                               of selection, 1 = only the pod's own labels; a pod needing more goes
+                               through --on-decoration-error, and admission refuses a decoration that
+                               would make such a chain (default ${DEFAULT_DECORATION_BOUNDS.maxSelectionRounds})
   --controller-username LIST   comma-separated usernames whose revisions annotation on a new pod counts
                                (default: this process's own, asked from the API server)
   --pod-ops-lifecycle true|false  take CollaSet pods out of traffic (readiness gate
@@ -232,6 +244,10 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     leaderElect: bool("leader-elect"),
     leaderElectionId: value("leader-election-id") ?? "pod-decorator",
     onDecorationError: oneOf("on-decoration-error", ["reject", "admit"], "reject"),
+    decorationBounds: {
+      maxDecorationsPerNamespace: positiveInteger("max-decorations-per-namespace", DEFAULT_DECORATION_BOUNDS.maxDecorationsPerNamespace),
+      maxSelectionRounds: positiveInteger("max-selection-rounds", DEFAULT_DECORATION_BOUNDS.maxSelectionRounds),
+    },
     controllerUsernames: (value("controller-username") ?? "").split(",").map((name) => name.trim()).filter((name) => name !== ""),
     podOpsLifecycle: value("pod-ops-lifecycle") === undefined ? true : bool("pod-ops-lifecycle"),
     lifecycleDrainDelayMs: duration("lifecycle-drain-delay", 5000),

@@ -127,12 +127,13 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
     limits: { maxConnectionsPerSource: options.maxConnectionsPerSource },
     readiness: () => readiness(),
     handlers: admissionHandlers({
-      source: cachedDecorationSource(decorations.cache, revisions.cache),
+      source: cachedDecorationSource(decorations.cache, revisions.cache, options.decorationBounds),
       onDecorationError: options.onDecorationError,
       trustRequester: trustUsernames(controllerUsernames),
       onInternalError: (error) => logger.error({ err: error, webhook: "mutate-pods" }, "decorating a pod failed; it was admitted undecorated"),
       onRemembered: () => webhookMetrics.remembered("mutate-pods"),
     }, {
+      bounds: options.decorationBounds,
       reviewAccess: subjectAccessReviewer(config),
       decorations: (namespace) => decorations.cache.list(namespace),
       namespaceLabels: async (namespace) => {
@@ -216,7 +217,7 @@ interface ControllerDependencies {
   metrics: RuntimeMetrics;
   logger: Logger;
   identity: string;
-  options: Pick<ServeOptions, "podOpsLifecycle" | "lifecycleDrainDelayMs" | "lifecycleStuckAfterMs" | "scope">;
+  options: Pick<ServeOptions, "podOpsLifecycle" | "lifecycleDrainDelayMs" | "lifecycleStuckAfterMs" | "scope" | "decorationBounds">;
 }
 
 /** Everything that runs only on the leader; returns when leadership (or the process) ends. */
@@ -251,13 +252,19 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     clock: realClock,
     logger,
     metrics: dependencies.metrics,
+    bounds: dependencies.options.decorationBounds,
   });
-  const decorationSource = cachedDecorationSource(dependencies.decorations.cache, dependencies.revisions.cache);
+  const decorationSource = cachedDecorationSource(dependencies.decorations.cache, dependencies.revisions.cache, dependencies.options.decorationBounds);
   const lifecycle = dependencies.options.podOpsLifecycle ? { lifecycle: { drainDelayMs: dependencies.options.lifecycleDrainDelayMs, stuckAfterMs: dependencies.options.lifecycleStuckAfterMs } } : {};
+  const decorationReportsChanged = (namespace: string, names: ReadonlySet<string>) => {
+    for (const name of names) podDecorations.enqueue(namespacedKey(namespace, name));
+  };
   const collaSetsController = collaSetController({
     informers: { collaSets, revisions: collaSetRevisions, pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions, claims, resourceContexts },
     decorationSource,
     client,
+    rolloutReports,
+    reportsChanged: decorationReportsChanged,
     events,
     ...lifecycle,
     clock: realClock,
@@ -270,9 +277,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     decorationSource,
     client,
     reports: rolloutReports,
-    reportsChanged: (namespace, names) => {
-      for (const name of names) podDecorations.enqueue(namespacedKey(namespace, name));
-    },
+    reportsChanged: decorationReportsChanged,
     events,
     ...lifecycle,
     clock: realClock,

@@ -7,6 +7,21 @@ import type { DecorationRevision } from "../decoration/decorate.ts";
 import { DecorationError } from "../decoration/decoration-error.ts";
 import type { DecorationToApply } from "../decoration/render.ts";
 import { storedRevision, updatedRevisions, type DecorationSource } from "../decoration/updated-revisions.ts";
+import { DEFAULT_DECORATION_BOUNDS } from "../decoration/engine-bounds.ts";
+import { withinNamespaceLimit } from "../decoration/namespace-limit.ts";
+
+/** One namespace's decorations as a reconcile reads them, once. */
+export interface NamespaceDecorations {
+  decorations: readonly PodDecoration[];
+  byName: ReadonlyMap<string, PodDecoration>;
+  /**
+   * The updated revision's name, or undefined when it cannot be resolved or the decoration is
+   * over the namespace's limit (namespace-limit.ts): then its pods keep what they have.
+   */
+  updatedRevision: (decoration: PodDecoration) => string | undefined;
+  /** The rounds of selection a pod is given (DESIGN §10). */
+  maxSelectionRounds: number;
+}
 
 export class DecorationRevisions {
   readonly #source: DecorationSource;
@@ -19,6 +34,19 @@ export class DecorationRevisions {
 
   decorations(namespace: string): readonly PodDecoration[] {
     return this.#source.decorations(namespace);
+  }
+
+  inNamespace(namespace: string): NamespaceDecorations {
+    const decorations = this.#source.decorations(namespace);
+    const bounds = this.#source.bounds ?? DEFAULT_DECORATION_BOUNDS;
+    const { over } = withinNamespaceLimit(decorations, bounds.maxDecorationsPerNamespace);
+    const inert = new Set(over);
+    return {
+      decorations,
+      byName: new Map(decorations.map((decoration) => [decoration.metadata.name ?? "", decoration])),
+      updatedRevision: (decoration) => (inert.has(decoration) ? undefined : this.updated(decoration)?.revisionName),
+      maxSelectionRounds: bounds.maxSelectionRounds,
+    };
   }
 
   /** The updated revision, or undefined for an invalid decoration: it rolls nothing out, its pods keep what they have. */

@@ -2,11 +2,18 @@
 // of the namespace plans its own rollout over all the pods it matches (bare and Deployment
 // pods included, as its status counts them), and the CollaSet's slots take their share. Then
 // exclusivity: within a group only the highest weight among the decorations with a target.
+// A pod to create has only its template's labels: the labels its decorations set select
+// further decorations, as the engine selects them (DESIGN §3 chains), within the same rounds.
 // Pure: the controller feeds it cached objects.
 import { decorationGroup, decorationWeight, type PodDecoration } from "../api/poddecoration.ts";
 import type { Labels } from "../api/label-selector.ts";
 import { isMatchedPod, isPodReady, planRollout, type PodLike, type RolloutPod } from "../decoration/rollout.ts";
 import { selectorMatches } from "../decoration/selector.ts";
+import { DEFAULT_MAX_SELECTION_ROUNDS } from "../decoration/engine-bounds.ts";
+import { renderMetadata } from "../decoration/parts/metadata.ts";
+import { decorationLabelKey } from "../decoration/recording.ts";
+import { orderOf } from "../decoration/selection.ts";
+import { sortInDecorationOrder } from "../decoration/order.ts";
 
 /** A place for one pod of the CollaSet: a live pod, one being replaced, or one to create. */
 export interface Slot {
@@ -29,19 +36,57 @@ export interface DecorationTargetsInput<P extends PodLike> {
   otherPods: (decoration: PodDecoration) => readonly P[];
   recorded: (pod: P) => ReadonlyMap<string, string> | null;
   slots: readonly Slot[];
+  /** Rounds of selection a new pod's labels are given (DESIGN §10); the engine's default when absent. */
+  maxSelectionRounds?: number;
 }
 
 /** Slot name → decoration name → target revision. Decorations a slot should not carry are absent. */
 export function decorationTargets<P extends PodLike>(input: DecorationTargetsInput<P>): Map<string, Map<string, string>> {
-  const candidates = new Map<string, { decoration: PodDecoration; revision: string }[]>(input.slots.map((slot) => [slot.name, []]));
+  let slots = input.slots;
+  let targets = targetsOf(input, slots);
+  const rounds = input.maxSelectionRounds ?? DEFAULT_MAX_SELECTION_ROUNDS;
+  for (let round = 1; round < rounds; round++) {
+    let relabelled = false;
+    slots = slots.map((slot, index) => {
+      if (slot.isNew !== true) return slot;
+      const labels = labelsRendered(input.slots[index]!.labels, targets.get(slot.name), input.decorations);
+      if (sameLabels(labels, slot.labels)) return slot;
+      relabelled = true;
+      return { ...slot, labels };
+    });
+    if (!relabelled) break;
+    targets = targetsOf(input, slots);
+  }
+  return targets;
+}
+
+/** A new pod's labels once its target decorations are rendered: their metadata labels and revision labels, in rendering order. */
+function labelsRendered(labels: Labels, targets: ReadonlyMap<string, string> | undefined, decorations: readonly PodDecoration[]): Labels {
+  if (targets === undefined || targets.size === 0) return labels;
+  const metadata: { labels?: Record<string, string> } = { labels: { ...labels } };
+  const chosen = sortInDecorationOrder(decorations.filter((decoration) => targets.has(decoration.metadata.name ?? "")), orderOf);
+  for (const decoration of chosen) {
+    renderMetadata(metadata, (decoration.spec.template?.metadata ?? []).filter((patch) => patch.patchPolicy !== "MergePatchJson"), () => undefined);
+  }
+  for (const [name, revision] of targets) metadata.labels![decorationLabelKey(name)] = revision;
+  return metadata.labels!;
+}
+
+function sameLabels(a: Labels, b: Labels): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}
+
+function targetsOf<P extends PodLike>(input: DecorationTargetsInput<P>, slots: readonly Slot[]): Map<string, Map<string, string>> {
+  const candidates = new Map<string, { decoration: PodDecoration; revision: string }[]>(slots.map((slot) => [slot.name, []]));
   for (const decoration of input.decorations) {
     if ((decoration.metadata.namespace ?? "") !== input.namespace || decoration.metadata.deletionTimestamp != null) continue;
     const name = decoration.metadata.name ?? "";
-    const slots = input.slots.filter((slot) => selectorMatches(decoration.spec.selector, slot.labels));
-    if (slots.length === 0) continue;
+    const selected = slots.filter((slot) => selectorMatches(decoration.spec.selector, slot.labels));
+    if (selected.length === 0) continue;
     const updated = input.updatedRevision(decoration);
     if (updated === undefined) {
-      for (const slot of slots) {
+      for (const slot of selected) {
         const kept = slot.current.get(name);
         if (kept !== undefined) candidates.get(slot.name)?.push({ decoration, revision: kept });
       }
@@ -52,9 +97,9 @@ export function decorationTargets<P extends PodLike>(input: DecorationTargetsInp
       if (!isMatchedPod(decoration, pod)) continue;
       rolloutPods.push({ name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isPodReady(pod), current: input.recorded(pod)?.get(name) });
     }
-    for (const slot of slots) rolloutPods.push({ name: slot.name, labels: slot.labels, ready: slot.ready, current: slot.current.get(name), isNew: slot.isNew === true });
+    for (const slot of selected) rolloutPods.push({ name: slot.name, labels: slot.labels, ready: slot.ready, current: slot.current.get(name), isNew: slot.isNew === true });
     const plan = planRollout(decoration, updated, rolloutPods, decoration.status?.currentRevision);
-    for (const slot of slots) {
+    for (const slot of selected) {
       const target = plan.get(slot.name);
       if (target !== undefined) candidates.get(slot.name)?.push({ decoration, revision: target });
     }

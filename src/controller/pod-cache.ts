@@ -5,17 +5,22 @@
 //                  deletionTimestamp, resourceVersion, generation...)
 //   spec           containers and initContainers by position with name, image, restartPolicy
 //                  and volumeMounts (in-place updates patch /spec/containers/N/image; template
-//                  validation's sample pod); volumes; readinessGates; nodeName
+//                  validation's sample pod), and a fingerprint of their env in place of it
+//                  (env-fingerprint.ts: what a pod runs is judged by it); volumes;
+//                  readinessGates; nodeName
 //   status         phase, reason, conditions (with lastTransitionTime), containerStatuses,
 //                  initContainerStatuses
 // test/controller/pod-cache.test.ts checks each reader answers the same on the kept pod.
 import type { Pod } from "../kube/objects.ts";
+import { rememberEnvFingerprint } from "../decoration/env-fingerprint.ts";
 
 type Container = NonNullable<NonNullable<Pod["spec"]>["containers"]>[number];
 
 function keptContainer(container: Container): Container {
   const { name, image, restartPolicy, volumeMounts } = container;
-  return { name, ...(image === undefined ? {} : { image }), ...(restartPolicy === undefined ? {} : { restartPolicy }), ...(volumeMounts === undefined ? {} : { volumeMounts }) };
+  const kept = { name, ...(image === undefined ? {} : { image }), ...(restartPolicy === undefined ? {} : { restartPolicy }), ...(volumeMounts === undefined ? {} : { volumeMounts }) };
+  rememberEnvFingerprint(kept, container.env);
+  return kept;
 }
 
 /** The part of a pod the controllers read (a new object; the input is not changed). */

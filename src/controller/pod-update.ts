@@ -71,11 +71,11 @@ function inPlaceOperations(live: LivePod, from: Pod, to: Pod): JsonPatchOperatio
   const restarted: Record<string, string> = {};
   for (const list of ["initContainers", "containers"] as const) {
     const wanted = new Map((to.spec?.[list] ?? []).map((container) => [container.name, container.image]));
-    const previous = new Map((from.spec?.[list] ?? []).map((container) => [container.name, container.image]));
     const statuses = list === "containers" ? live.status?.containerStatuses : live.status?.initContainerStatuses;
+    // Against the live pod, not `from`: an image set back since (drift) is put back too.
     (live.spec?.[list] ?? []).forEach((container, index) => {
       const image = wanted.get(container.name);
-      if (image === undefined || image === previous.get(container.name) || image === container.image) return;
+      if (image === undefined || image === container.image) return;
       operations.push({ op: "replace", path: `/spec/${list}/${index}/image`, value: image });
       restarted[container.name] = statuses?.find((status) => status.name === container.name)?.containerID ?? "";
     });

@@ -6,6 +6,8 @@ import type { PodDecoration, PodDecorationTemplate } from "../api/poddecoration.
 import { specRevision } from "../revision/revision-data.ts";
 import { podWithoutNullFields } from "../api/null-fields.ts";
 import { type DecorationToApply, type RenderResult, renderReadPod } from "./render.ts";
+import { DecorationBoundsError } from "./decoration-error.ts";
+import { DEFAULT_MAX_SELECTION_ROUNDS, type EngineBounds } from "./engine-bounds.ts";
 import { type Exclusion, selectApplicable, selectDecorations } from "./selection.ts";
 import { selectorKeys } from "./selector.ts";
 
@@ -40,31 +42,46 @@ export interface DecorateResult extends RenderResult {
  * pod is selected again: decorations it now matches join the applied set and everything is
  * rendered again from the original pod, in order, until nothing new matches. That fixpoint
  * is what makes rendering idempotent (DESIGN §3): rendering its result selects nothing new.
+ * Bounded (DESIGN §10): each round costs one selection over the decorations and one render of
+ * those chosen, and a pod that would need more than `maxSelectionRounds` rounds, or more time
+ * than its budget, gets a DecorationBoundsError — for the caller's onDecorationError.
  */
-export function decoratePod(pod: Pod, decorations: readonly PodDecoration[], revisionFor: RevisionFor): DecorateResult {
+export function decoratePod(pod: Pod, decorations: readonly PodDecoration[], revisionFor: RevisionFor, bounds?: EngineBounds): DecorateResult {
   // Read as the API server reads it: a null field is an absent one (DESIGN §10).
-  return decorateReadPod(podWithoutNullFields(pod), decorations, revisionFor);
+  return decorateReadPod(podWithoutNullFields(pod), decorations, revisionFor, bounds);
 }
 
+const DEFAULT_BOUNDS: EngineBounds = { maxSelectionRounds: DEFAULT_MAX_SELECTION_ROUNDS };
+
 /** decoratePod of a pod already read through podWithoutNullFields, as the pod webhook reads each pod once. */
-export function decorateReadPod(pod: Pod, decorations: readonly PodDecoration[], revisionFor: RevisionFor): DecorateResult {
+export function decorateReadPod(pod: Pod, decorations: readonly PodDecoration[], revisionFor: RevisionFor, bounds: EngineBounds = DEFAULT_BOUNDS): DecorateResult {
   const first = selectApplicable(pod, decorations);
   const chosen = new Set(first.apply);
-  let round = render(pod, chosen, revisionFor);
-  for (;;) {
+  let round = render(pod, chosen, revisionFor, bounds);
+  for (let rounds = 1; ; rounds++) {
     const changed = changedLabelKeys(pod, round.rendered.pod);
     // Only a decoration whose selector reads a changed label can have started to match.
     if (!anyReads(decorations, chosen, changed)) break;
     const joining = selectApplicable(round.rendered.pod, decorations).apply.filter((decoration) => !chosen.has(decoration));
     if (joining.length === 0) break;
+    if (rounds >= bounds.maxSelectionRounds) throw tooManyRounds(joining, bounds.maxSelectionRounds);
     for (const decoration of joining) chosen.add(decoration);
-    round = render(pod, chosen, revisionFor);
+    round = render(pod, chosen, revisionFor, bounds);
   }
   // Selection and rendering both read the revisions annotation; report its problems once.
   const warnings = first.warnings.length + round.warnings.length + round.rendered.warnings.length === 0
     ? []
     : [...new Set([...first.warnings, ...round.warnings, ...round.rendered.warnings])];
   return new Decorated(round.rendered, warnings, pod, decorations, chosen);
+}
+
+function tooManyRounds(joining: readonly PodDecoration[], maxRounds: number): DecorationBoundsError {
+  const [first] = joining;
+  const others = joining.length > 1 ? ` (with ${joining.length - 1} more)` : "";
+  return new DecorationBoundsError(
+    first!.metadata,
+    `selects the pod only through labels other decorations set, in selection round ${maxRounds + 1}${others}: decorations may select labels decorations set at most ${maxRounds - 1} deep (${maxRounds} rounds)`,
+  );
 }
 
 /**
@@ -96,7 +113,7 @@ class Decorated implements DecorateResult {
   }
 }
 
-function render(pod: Pod, chosen: ReadonlySet<PodDecoration>, revisionFor: RevisionFor): { rendered: RenderResult; warnings: string[] } {
+function render(pod: Pod, chosen: ReadonlySet<PodDecoration>, revisionFor: RevisionFor, bounds: EngineBounds): { rendered: RenderResult; warnings: string[] } {
   const warnings: string[] = [];
   const toApply: DecorationToApply[] = [];
   for (const decoration of chosen) {
@@ -112,7 +129,7 @@ function render(pod: Pod, chosen: ReadonlySet<PodDecoration>, revisionFor: Revis
     }
     toApply.push({ name, namespace: decoration.metadata.namespace, creationTimestamp: decoration.metadata.creationTimestamp, ...revision });
   }
-  return { rendered: renderReadPod(pod, toApply), warnings };
+  return { rendered: renderReadPod(pod, toApply, bounds.budget), warnings };
 }
 
 /** Whether a decoration not yet chosen has a selector that reads one of `labelKeys`. */

@@ -3,11 +3,14 @@
 // API server refuses. The message names the decoration; the pod webhook admits or refuses
 // the pod as `onDecorationError` says, the controllers report it.
 export class DecorationError extends Error {
-  /** `namespace/name` of the decoration. */
-  readonly decoration: string;
   constructor(decoration: { namespace?: string | undefined; name?: string | undefined }, reason: string) {
-    const name = `${decoration.namespace ?? ""}/${decoration.name ?? ""}`;
-    super(`PodDecoration ${name}: ${reason}`);
-    this.decoration = name;
+    super(`PodDecoration ${decoration.namespace ?? ""}/${decoration.name ?? ""}: ${reason}`);
   }
 }
+
+/**
+ * A pod's decorations could not be selected and rendered within the engine's bounds (DESIGN §10,
+ * "No namespace can stall another"): more rounds of selection than allowed, or the request's
+ * time ran out. Handled as a decoration that cannot be rendered is: `onDecorationError` decides.
+ */
+export class DecorationBoundsError extends DecorationError {}

@@ -1,6 +1,9 @@
 // Which of its namespace's decorations a decoration would out-rank on the pods both can select
-// (DESIGN §10 "Out-ranking needs the right to edit"): exclude one from their shared group, or
-// change what one renders, by the engine's own rules (DESIGN §3). Pure: admission asks the API
+// (DESIGN §10 "Out-ranking needs the right to edit"): exclude one from their shared group,
+// change what one renders, by the engine's own rules (DESIGN §3), or change a label one selects
+// pods by. Judged as rendered: the labels the namespace's decorations set can bring a pod to a
+// selector its own labels do not satisfy, so two selectors that no pod's own labels satisfy at
+// once still overlap when decorations' labels can bridge them. Pure: admission asks the API
 // server whether the writer may update each decoration named here.
 import type { Container, EnvVar, Volume, VolumeMount } from "../api/kubernetes.ts";
 import { sameJson } from "../api/json.ts";
@@ -8,6 +11,7 @@ import { decorationGroup, decorationWeight, primaryTargetPolicy, type MetadataPa
 import { compareDecorationOrder, type DecorationOrder, decorationOrder } from "./order.ts";
 import { DEFAULT_NAMESPACE, orderOf } from "./selection.ts";
 import { selectorsOverlap } from "./selector-overlap.ts";
+import { brokenBy, keyDemands, labelsSetBy, labelWrites, type LabelWrites } from "./label-writes.ts";
 
 export interface OutRanked {
   decoration: PodDecoration;
@@ -19,20 +23,28 @@ export interface OutRanked {
  * The decorations of `candidate`'s namespace that it would out-rank, in the order given, each
  * with why. A candidate without a creation time (one being created) is the newest of all.
  * Decorations being deleted, and those whose selectors cannot select a pod the candidate's
- * selects, are never out-ranked.
+ * selects — as rendered, with the labels `writes` says the namespace's decorations can set
+ * (by default those of the candidate and `others`) — are never out-ranked.
  */
-export function outRankedDecorations(candidate: PodDecoration, others: readonly PodDecoration[]): OutRanked[] {
+export function outRankedDecorations(candidate: PodDecoration, others: readonly PodDecoration[], writes: LabelWrites = namespaceWrites(candidate, others)): OutRanked[] {
   const namespace = candidate.metadata.namespace ?? DEFAULT_NAMESPACE;
   const name = candidate.metadata.name ?? "";
   const candidateOrder = orderOfCandidate(candidate);
   const result: OutRanked[] = [];
   for (const other of others) {
     if ((other.metadata.namespace ?? DEFAULT_NAMESPACE) !== namespace || (other.metadata.name ?? "") === name) continue;
-    if (other.metadata.deletionTimestamp != null || !selectorsOverlap(candidate.spec.selector, other.spec.selector)) continue;
+    if (other.metadata.deletionTimestamp != null || !selectorsOverlap(candidate.spec.selector, other.spec.selector, writes)) continue;
     const reasons = outRankingReasons(candidate, candidateOrder, other, `${namespace}/${other.metadata.name ?? ""}`);
     if (reasons.length > 0) result.push({ decoration: other, reasons });
   }
   return result;
+}
+
+/** The labels the candidate and the others of its namespace can set (the candidate replacing its own earlier version). */
+export function namespaceWrites(candidate: PodDecoration, others: readonly PodDecoration[]): LabelWrites {
+  const namespace = candidate.metadata.namespace ?? DEFAULT_NAMESPACE;
+  const name = candidate.metadata.name ?? "";
+  return labelWrites([candidate, ...others.filter((other) => (other.metadata.name ?? "") !== name && (other.metadata.namespace ?? DEFAULT_NAMESPACE) === namespace)]);
 }
 
 function orderOfCandidate(candidate: PodDecoration): DecorationOrder {
@@ -52,6 +64,7 @@ function outRankingReasons(candidate: PodDecoration, candidateOrder: DecorationO
   const mine = candidate.spec.template ?? {};
   const theirs = other.spec.template ?? {};
   const reasons = new Set<string>();
+  for (const reason of selectionChanges(candidate, other, ref)) reasons.add(reason);
   for (const reason of metadataOverrides(mine, theirs, later, ref)) reasons.add(reason);
   for (const reason of containerTakeovers(mine, theirs, later, ref)) reasons.add(reason);
   // Below, the later rendering replaces the earlier one's: only a later candidate changes the other's.
@@ -61,6 +74,19 @@ function outRankingReasons(candidate: PodDecoration, candidateOrder: DecorationO
     for (const reason of schedulingOverrides(mine, theirs, ref)) reasons.add(reason);
   }
   return [...reasons];
+}
+
+/**
+ * A label the candidate sets to a value the other's selector does not accept: a pod the other
+ * selected stops matching it, and the controllers take the other's decoration off (DESIGN §5).
+ */
+function* selectionChanges(candidate: PodDecoration, other: PodDecoration, ref: string): Generator<string> {
+  const demands = keyDemands(other.spec.selector);
+  if (demands === undefined) return;
+  for (const [key, value] of labelsSetBy(candidate)) {
+    const demand = demands.get(key);
+    if (demand !== undefined && brokenBy(demand, value)) yield `would change label "${key}" that ${ref} selects pods by`;
+  }
 }
 
 /**

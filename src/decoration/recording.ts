@@ -6,6 +6,11 @@ import { safeHash } from "../revision/hash.ts";
 import { boundedLabelValue } from "../revision/name.ts";
 
 export const REVISIONS_ANNOTATION = "poddecoration.kusionstack.io/revisions";
+/**
+ * The containers decorations injected (containers and init containers), comma-separated and
+ * sorted: what the bookkeeping policy keeps the pod's author from changing (DESIGN §10).
+ */
+export const INJECTED_CONTAINERS_ANNOTATION = "poddecoration.kusionstack.io/injected-containers";
 export const DECORATION_LABEL_PREFIX = "poddecoration.kusionstack.io/pd-";
 
 /** One entry of the revisions annotation. */
@@ -89,6 +94,14 @@ export function formatRevisionsAnnotation(revisions: readonly RecordedRevision[]
   let text = "";
   for (const name of names) text += `${text === "" ? "" : ","}{"name":${JSON.stringify(name)},"revision":${JSON.stringify(byName.get(name))}}`;
   return `[${text}]`;
+}
+
+export function formatInjectedContainers(names: Iterable<string>): string {
+  return [...new Set(names)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join(",");
+}
+
+export function parseInjectedContainers(value: string | undefined): Set<string> {
+  return new Set((value ?? "").split(",").filter((name) => name !== ""));
 }
 
 /** The revisions a pod records, from its annotation. */

@@ -13,9 +13,10 @@ import { renderMetadata } from "./parts/metadata.ts";
 import { renderAffinity, renderRuntimeClass, renderTolerations } from "./parts/scheduling.ts";
 import { renderVolumes } from "./parts/volumes.ts";
 import type { Warn } from "./parts/warn.ts";
-import { decorationLabelKey, decorationLabelValue, formatRevisionsAnnotation, podRevisions, type RecordedRevision, REVISIONS_ANNOTATION } from "./recording.ts";
+import { decorationLabelKey, decorationLabelValue, formatInjectedContainers, formatRevisionsAnnotation, INJECTED_CONTAINERS_ANNOTATION, parseInjectedContainers, podRevisions, type RecordedRevision, REVISIONS_ANNOTATION } from "./recording.ts";
 import { podWithoutNullFields } from "../api/null-fields.ts";
-import { DecorationError } from "./decoration-error.ts";
+import { DecorationBoundsError, DecorationError } from "./decoration-error.ts";
+import type { RenderBudget } from "./engine-bounds.ts";
 import { isPresent } from "./parts/present.ts";
 import { podConsistencyProblems } from "./pod-consistency.ts";
 
@@ -49,13 +50,17 @@ export interface RenderResult {
  * Throws a DecorationError, naming the decoration, when the result would break a rule of
  * Kubernetes' pod validation that the pod as given did not already break (DESIGN §10).
  */
-export function renderPod(pod: Pod, decorations: readonly DecorationToApply[]): RenderResult {
+export function renderPod(pod: Pod, decorations: readonly DecorationToApply[], budget?: RenderBudget): RenderResult {
   // Read as the API server reads it: a null field is an absent one (DESIGN §10).
-  return renderReadPod(podWithoutNullFields(pod), decorations);
+  return renderReadPod(podWithoutNullFields(pod), decorations, budget);
 }
 
-/** renderPod of a pod already read through podWithoutNullFields: decoratePod reads a pod once and may render it more than once. */
-export function renderReadPod(input: Pod, decorations: readonly DecorationToApply[]): RenderResult {
+/**
+ * renderPod of a pod already read through podWithoutNullFields: decoratePod reads a pod once and
+ * may render it more than once. With a budget, throws a DecorationBoundsError when it is spent
+ * before a decoration is rendered.
+ */
+export function renderReadPod(input: Pod, decorations: readonly DecorationToApply[], budget?: RenderBudget): RenderResult {
   if (decorations.length === 0) return { pod: input, warnings: [], applied: [] };
   const ordered = sortInDecorationOrder(decorations, (decoration) =>
     decorationOrder({
@@ -64,28 +69,32 @@ export function renderReadPod(input: Pod, decorations: readonly DecorationToAppl
       weight: decoration.injectStrategy.weight ?? 0,
       creationTimestamp: decoration.creationTimestamp,
     }));
-  const result = renderInOrder(input, ordered);
+  const result = renderInOrder(input, ordered, budget);
   const problems = podConsistencyProblems(result.pod);
-  if (problems.length > 0) refuseIntroducedProblems(input, ordered, problems);
+  if (problems.length > 0) refuseIntroducedProblems(input, ordered, problems, budget);
   return result;
 }
 
 /**
  * Renders into a new pod, metadata and spec in the order given. Every step replaces what it
- * renders into under them, and never changes it: the rest is the input's.
+ * renders into under them, and never changes it: the rest is the input's. `visit` sees the pod
+ * after each decoration, recorded as far as it goes, and stops the rendering by returning true.
  */
-function renderInOrder(input: Pod, ordered: readonly DecorationToApply[]): RenderResult {
+function renderInOrder(input: Pod, ordered: readonly DecorationToApply[], budget: RenderBudget | undefined, visit?: (pod: Pod, rendered: number) => boolean): RenderResult {
   const warnings: string[] = [];
   const metadata: ObjectMeta = { ...input.metadata };
   const spec: PodSpec = { ...input.spec, containers: input.spec?.containers ?? [] };
   const pod: Pod = { ...input, metadata, spec };
   const primaryNames = new Set(spec.containers.filter(isPresent).map((container) => container.name));
   const initPlacement = { nativeSidecars: 0 };
+  const ownedMaps = { labels: false, annotations: false };
 
-  for (const decoration of ordered) {
+  for (let index = 0; index < ordered.length; index++) {
+    const decoration = ordered[index]!;
+    if (budget?.spent() === true) throw outOfTime(decoration, index, ordered.length, budget);
     const warn: Warn = (path, message) => warnings.push(`PodDecoration/${decoration.name}: ${path}: ${message}`);
     const { template } = decoration;
-    renderMetadata(metadata, template.metadata ?? [], warn);
+    renderMetadata(metadata, template.metadata ?? [], warn, ownedMaps);
     renderInitContainers(spec, template.initContainers ?? [], initPlacement, warn);
     renderPrimaryContainers(spec, template.primaryContainers ?? [], primaryNames, warn);
     renderSidecars(spec, template.containers ?? [], primaryNames, warn);
@@ -93,35 +102,53 @@ function renderInOrder(input: Pod, ordered: readonly DecorationToApply[]): Rende
     if (template.affinity !== undefined) renderAffinity(spec, template.affinity);
     renderTolerations(spec, template.tolerations ?? []);
     renderRuntimeClass(spec, template.runtimeClassName);
+    if (visit !== undefined) {
+      // A snapshot: the maps this render owns go on changing.
+      const recorded: ObjectMeta = { ...metadata, ...(metadata.labels === undefined ? {} : { labels: { ...metadata.labels } }), ...(metadata.annotations === undefined ? {} : { annotations: { ...metadata.annotations } }) };
+      record(recorded, ordered.slice(0, index + 1), [], input, spec);
+      if (visit({ ...pod, metadata: recorded }, index + 1)) break;
+    }
   }
 
-  const applied = ordered.map((decoration) => ({ name: decoration.name, revision: decoration.revisionName }));
-  record(metadata, applied, warnings);
+  const applied = record(metadata, ordered, warnings, input, spec);
   return { pod, warnings, applied };
+}
+
+function appliedOf(decoration: DecorationToApply): AppliedDecoration {
+  return { name: decoration.name, revision: decoration.revisionName };
+}
+
+function outOfTime(decoration: DecorationToApply, index: number, count: number, budget: RenderBudget): DecorationBoundsError {
+  return new DecorationBoundsError(decoration, `not rendered: the time for this pod's decorations (${budget.milliseconds} ms, the request's) ran out after ${index} of ${count}`);
 }
 
 /**
  * Problems the pod had before rendering are the pod's (the API server will say so); a problem
- * rendering introduced is the decoration's that first brings it, found by rendering ever
- * longer prefixes of the order — only on this error path.
+ * rendering introduced is the decoration's that first brings it, found by rendering once more
+ * and checking the pod after each decoration — only on this error path.
  */
-function refuseIntroducedProblems(input: Pod, ordered: readonly DecorationToApply[], problems: readonly string[]): void {
+function refuseIntroducedProblems(input: Pod, ordered: readonly DecorationToApply[], problems: readonly string[], budget: RenderBudget | undefined): void {
   const before = new Set(podConsistencyProblems(input));
   if (problems.every((problem) => before.has(problem))) return;
-  for (let count = 1; count <= ordered.length; count++) {
-    const introduced = podConsistencyProblems(renderInOrder(input, ordered.slice(0, count)).pod).filter((problem) => !before.has(problem));
-    if (introduced.length === 0) continue;
+  let refusal: DecorationError | undefined;
+  renderInOrder(input, ordered, budget, (pod, count) => {
+    const introduced = podConsistencyProblems(pod).filter((problem) => !before.has(problem));
+    if (introduced.length === 0) return false;
     const culprit = ordered[count - 1]!;
     const others = count > 1 ? " (after the decorations rendered before it)" : "";
-    throw new DecorationError(culprit, `rendering revision ${culprit.revisionName} into this pod${others} would make a pod the API server refuses: ${introduced.join("; ")}`);
-  }
+    refusal = new DecorationError(culprit, `rendering revision ${culprit.revisionName} into this pod${others} would make a pod the API server refuses: ${introduced.join("; ")}`);
+    return true;
+  });
+  if (refusal !== undefined) throw refusal;
 }
 
-function record(metadata: ObjectMeta, applied: readonly AppliedDecoration[], warnings: string[]): void {
+/** Records the rendered decorations on the pod's metadata; returns them as applied. */
+function record(metadata: ObjectMeta, rendered: readonly DecorationToApply[], warnings: string[], input: Pod, spec: PodSpec): AppliedDecoration[] {
   const previous = podRevisions({ metadata });
   warnings.push(...previous.warnings);
+  const applied = rendered.map(appliedOf);
   const revisions: RecordedRevision[] = [...previous.revisions, ...applied];
-  metadata.annotations = { ...metadata.annotations, [REVISIONS_ANNOTATION]: formatRevisionsAnnotation(revisions) };
+  metadata.annotations = { ...metadata.annotations, [REVISIONS_ANNOTATION]: formatRevisionsAnnotation(revisions), [INJECTED_CONTAINERS_ANNOTATION]: injectedContainers(input, spec, rendered) };
   const labels: Record<string, string> = {};
   for (const { name, revision } of applied) {
     const value = decorationLabelValue(revision);
@@ -129,4 +156,22 @@ function record(metadata: ObjectMeta, applied: readonly AppliedDecoration[], war
     else labels[decorationLabelKey(name)] = value;
   }
   if (Object.keys(labels).length > 0) metadata.labels = { ...metadata.labels, ...labels };
+  return applied;
+}
+
+/**
+ * The containers of the rendered pod that decorations injected: those injected before that are
+ * still there, every sidecar rendered (added, or replacing the pod's container of its name), and
+ * every init container rendered under a name the pod did not have (one it had is kept).
+ */
+function injectedContainers(input: Pod, spec: PodSpec, rendered: readonly DecorationToApply[]): string {
+  const present = new Set<string>();
+  for (const container of [...(spec.initContainers ?? []), ...spec.containers]) if (isPresent(container)) present.add(container.name);
+  const injected = new Set([...parseInjectedContainers(input.metadata?.annotations?.[INJECTED_CONTAINERS_ANNOTATION])].filter((name) => present.has(name)));
+  const own = new Set([...(input.spec?.initContainers ?? []), ...(input.spec?.containers ?? [])].filter(isPresent).map((container) => container.name));
+  for (const { template } of rendered) {
+    for (const container of template.containers ?? []) if (isPresent(container) && present.has(container.name)) injected.add(container.name);
+    for (const container of template.initContainers ?? []) if (isPresent(container) && present.has(container.name) && !own.has(container.name)) injected.add(container.name);
+  }
+  return formatInjectedContainers(injected);
 }

@@ -1,67 +1,40 @@
 // Whether two label selectors can select the same pod: whether some label set satisfies both.
 // Requirements on different keys are independent, so the conjunction of two selectors is
 // satisfiable exactly when, for every key, what both ask of that key can hold at once.
+// As rendered (DESIGN §10): labels decorations set change a pod's labels between rounds of
+// selection, so on a key some decoration sets, one selector may be satisfied by the pod's own
+// value and the other by a value written later — or the other way round.
 import type { LabelSelector } from "../api/label-selector.ts";
+import { addDemands, type KeyDemand, keyDemands, type LabelWrites, satisfiable, satisfiedBy, type WrittenValue } from "./label-writes.ts";
 import { isValidSelector } from "./selector.ts";
 
-/** What the requirements of both selectors ask of one label key, together. */
-interface KeyDemand {
-  /** The key must be present (matchLabels, In, Exists). */
-  present: boolean;
-  /** The key must be absent (DoesNotExist). */
-  absent: boolean;
-  /** The values it may have: the intersection of matchLabels and every In; undefined for any. */
-  allowed: Set<string> | undefined;
-  /** The values it may not have (NotIn). */
-  forbidden: Set<string>;
-}
-
 /**
- * True when some pod's labels satisfy both selectors. A missing or invalid selector selects no
- * pod (as `selectorMatches` reads it), so it overlaps nothing; `{}` overlaps every valid one.
+ * True when some pod's labels satisfy both selectors, or — given `writes`, the labels the
+ * namespace's decorations can set — when rendering can bring a pod each of them selects at
+ * some round. A missing or invalid selector selects no pod (as `selectorMatches` reads it), so
+ * it overlaps nothing; `{}` overlaps every valid one.
  */
-export function selectorsOverlap(a: LabelSelector | null | undefined, b: LabelSelector | null | undefined): boolean {
+export function selectorsOverlap(a: LabelSelector | null | undefined, b: LabelSelector | null | undefined, writes?: LabelWrites): boolean {
   if (!isValidSelector(a) || !isValidSelector(b)) return false;
-  const demands = new Map<string, KeyDemand>();
-  const demandOf = (key: string): KeyDemand => {
-    let demand = demands.get(key);
-    if (demand === undefined) demands.set(key, (demand = { present: false, absent: false, allowed: undefined, forbidden: new Set() }));
-    return demand;
-  };
-  for (const selector of [a, b] as LabelSelector[]) {
-    for (const [key, value] of Object.entries(selector.matchLabels ?? {})) allow(demandOf(key), [value]);
-    for (const requirement of selector.matchExpressions ?? []) {
-      const demand = demandOf(requirement.key);
-      switch (requirement.operator) {
-        case "In":
-          allow(demand, requirement.values ?? []);
-          break;
-        case "NotIn":
-          for (const value of requirement.values ?? []) demand.forbidden.add(value);
-          break;
-        case "Exists":
-          demand.present = true;
-          break;
-        case "DoesNotExist":
-          demand.absent = true;
-          break;
-      }
-    }
+  const both = new Map<string, KeyDemand>();
+  addDemands(both, a!);
+  addDemands(both, b!);
+  const [alone, other] = writes === undefined ? [undefined, undefined] : [keyDemands(a), keyDemands(b)];
+  for (const [key, demand] of both) {
+    if (satisfiable(demand)) continue;
+    const written = writes?.get(key);
+    if (written === undefined || !meetThroughWrites(alone!.get(key), other!.get(key), written)) return false;
   }
-  for (const demand of demands.values()) if (!satisfiable(demand)) return false;
   return true;
 }
 
-function allow(demand: KeyDemand, values: readonly string[]): void {
-  demand.present = true;
-  const previous = demand.allowed;
-  demand.allowed = previous === undefined ? new Set(values) : new Set(values.filter((value) => previous.has(value)));
-}
-
-function satisfiable(demand: KeyDemand): boolean {
-  if (demand.absent) return !demand.present;
-  // Absent satisfies NotIn alone; present with no listed values leaves infinitely many others.
-  if (demand.allowed === undefined) return true;
-  for (const value of demand.allowed) if (!demand.forbidden.has(value)) return true;
-  return false;
+/**
+ * One selector satisfied by the pod's own value of the key, the other by a value a decoration
+ * writes (a key one of them does not read is satisfied either way).
+ */
+function meetThroughWrites(a: KeyDemand | undefined, b: KeyDemand | undefined, written: ReadonlySet<WrittenValue>): boolean {
+  const holds = (demand: KeyDemand | undefined) => demand === undefined || satisfiable(demand);
+  if (!holds(a) || !holds(b)) return false;
+  const byWrite = (demand: KeyDemand | undefined) => demand === undefined || [...written].some((value) => satisfiedBy(demand, value));
+  return byWrite(a) || byWrite(b);
 }

@@ -10,6 +10,7 @@ import { newPodMoves } from "./rollout.ts";
 import { specRevision } from "../revision/revision-data.ts";
 import { Compile } from "typebox/compile";
 import { DecorationError } from "./decoration-error.ts";
+import type { DecorationBounds } from "./engine-bounds.ts";
 
 /** What the webhook and the CollaSet controller read from their caches; every object in them is frozen. */
 export interface DecorationSource {
@@ -17,6 +18,8 @@ export interface DecorationSource {
   decorations(namespace: string): readonly PodDecoration[];
   /** A ControllerRevision's `data`, when the cache has it. */
   revisionData(namespace: string, name: string): unknown;
+  /** What a pod's decorations may cost (DESIGN §10); the defaults when absent. */
+  readonly bounds?: DecorationBounds | undefined;
 }
 
 const templateChecker = Compile(PodDecorationTemplateSchema);
@@ -55,8 +58,17 @@ function resolve(source: DecorationSource, decoration: PodDecoration): Decoratio
   return { revisionName: live.name, template: stored.template, injectStrategy: stored.injectStrategy };
 }
 
+// Cached revision data never changes under its object: each is checked once.
+const checkedData = new WeakMap<object, boolean>();
+
 function isRevisionData(data: unknown): data is { template: DecorationRevision["template"]; injectStrategy: { group: string; weight: number } } {
   if (typeof data !== "object" || data === null) return false;
+  let valid = checkedData.get(data);
+  if (valid === undefined) checkedData.set(data, (valid = checkRevisionData(data)));
+  return valid;
+}
+
+function checkRevisionData(data: object): boolean {
   const { template, injectStrategy } = data as Record<string, unknown>;
   if (!templateChecker.Check(template)) return false;
   if (typeof injectStrategy !== "object" || injectStrategy === null) return false;

@@ -110,6 +110,7 @@ export class DecisionMemo {
         this.#reads?.push({ namespace, name, data });
         return data;
       },
+      bounds: source.bounds,
     };
   }
 

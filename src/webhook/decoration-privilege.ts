@@ -16,6 +16,8 @@ import { allow, deny, type AdmissionRequest } from "./admission-review.ts";
 import { namespacePolicy, templateViolations, type PodSecurityPolicy, type TemplateViolation } from "./pod-security-standards.ts";
 import { requesterName, type UserInfo } from "./requester-trust.ts";
 import type { AdmissionDecision, AdmissionHandler, SynchronousAdmissionHandler } from "./server.ts";
+import { costDecision } from "./decoration-cost.ts";
+import { DEFAULT_DECORATION_BOUNDS, type DecorationBounds } from "../decoration/engine-bounds.ts";
 
 export interface PrivilegeChecks {
   reviewAccess: AccessReviewer;
@@ -23,9 +25,14 @@ export interface PrivilegeChecks {
   decorations(namespace: string): readonly PodDecoration[];
   /** The namespace's labels, or undefined when it does not exist. */
   namespaceLabels(namespace: string): Promise<Readonly<Record<string, string>> | undefined>;
+  /** What the pod webhook allows a namespace's decorations to cost; the defaults when absent. */
+  bounds?: DecorationBounds;
 }
 
-/** The structural validation, then, for a new or changed spec, the requester's right and the namespace's standards. */
+/**
+ * The structural validation, then, for a new or changed spec, what it adds to its namespace's
+ * cost, the requester's right and the namespace's standards.
+ */
 export function withPrivilegeChecks(structural: SynchronousAdmissionHandler, checks: PrivilegeChecks): AdmissionHandler {
   return async (request) => {
     const decision = structural(request);
@@ -34,9 +41,13 @@ export function withPrivilegeChecks(structural: SynchronousAdmissionHandler, che
     const name = pd.metadata.name ?? pd.metadata.generateName ?? request.name;
     const namespace = request.namespace ?? pd.metadata.namespace ?? "default";
     try {
+      const candidate = withoutNullFields({ ...pd, metadata: { ...pd.metadata, name: name ?? "", namespace } });
+      let others: readonly PodDecoration[] | undefined;
+      const namespaceDecorations = () => (others ??= checks.decorations(namespace));
       const checked =
         (await accessDecision(request, checks, name, namespace)) ??
-        (await outRankingDecision(request, checks, pd, name, namespace)) ??
+        costDecision(request, candidate, namespaceDecorations(), checks.bounds ?? DEFAULT_DECORATION_BOUNDS) ??
+        (await outRankingDecision(request, checks, candidate, name, namespace, namespaceDecorations())) ??
         (await standardsDecision(request, checks, pd, name, namespace));
       return withWarningsOf(decision, checked);
     } catch (error) {
@@ -96,11 +107,10 @@ async function accessDecision(request: AdmissionRequest, checks: PrivilegeChecks
  * and how. The namespace's decorations come from the webhook's cache, which a decoration
  * written an instant before may not have reached yet.
  */
-async function outRankingDecision(request: AdmissionRequest, checks: PrivilegeChecks, pd: PodDecoration, name: string | undefined, namespace: string): Promise<AdmissionDecision | undefined> {
+async function outRankingDecision(request: AdmissionRequest, checks: PrivilegeChecks, candidate: PodDecoration, name: string | undefined, namespace: string, others: readonly PodDecoration[]): Promise<AdmissionDecision | undefined> {
   const subject = subjectOf(request.userInfo);
   if (subject === undefined) return undefined; // refused by accessDecision already
-  const candidate = withoutNullFields({ ...pd, metadata: { ...pd.metadata, namespace } });
-  const outRanked = outRankedDecorations(candidate, checks.decorations(namespace));
+  const outRanked = outRankedDecorations(candidate, others);
   if (outRanked.length === 0) return undefined;
   const answers = await Promise.all(outRanked.map(({ decoration }) => checks.reviewAccess(subject, { namespace, verb: "update", group: GROUP, resource: "poddecorations", name: decoration.metadata.name ?? "" })));
   const refused = outRanked.filter((_, index) => !answers[index]!.allowed);

@@ -7,6 +7,8 @@
 import type { Pod } from "../api/pod.ts";
 import type { PodDecoration } from "../api/poddecoration.ts";
 import { decorateReadPod } from "../decoration/decorate.ts";
+import { DEFAULT_DECORATION_BOUNDS, type RenderBudget } from "../decoration/engine-bounds.ts";
+import { overLimitMessage, withinNamespaceLimit } from "../decoration/namespace-limit.ts";
 import { podWithoutNullFields } from "../api/null-fields.ts";
 import { DecorationError } from "../decoration/decoration-error.ts";
 import { newPodRevisions, type DecorationSource } from "../decoration/updated-revisions.ts";
@@ -39,7 +41,8 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
   const memo = new DecisionMemo(options.source, options.memoLimits, options.onRemembered);
   // A new pod gets the revision its decoration's rollout gives it (DESIGN §5, newPodRevision).
   const revisionFor = newPodRevisions(memo.source);
-  return (request) => {
+  const bounds = options.source.bounds ?? DEFAULT_DECORATION_BOUNDS;
+  return (request, budget) => {
     if (!isPodCreate(request)) return { response: allow(request.uid), result: "allowed" };
     // managedFields are the API server's own bookkeeping, never rendered into or patched: a pod
     // author's deep or odd managedFields must neither make a pod unrenderable nor change its identity.
@@ -64,7 +67,7 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
     // (the pod is known by now to nest no deeper than the JSON text can be written from).
     const identity = replicaIdentity(object);
     const key = `${namespace}\n${trusted ? "trusted" : "untrusted"}\n${forged ? requesterName(request.userInfo) : ""}\n${identity.text}`;
-    return memo.answer(request.uid, namespace, key, identity.tokenVolume, decorations, () => render(request, object, namespace, decorations, forged));
+    return memo.answer(request.uid, namespace, key, identity.tokenVolume, decorations, () => render(request, object, namespace, decorations, forged, budget));
   };
 
   /**
@@ -76,7 +79,7 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
     const patch = forged && metadata !== undefined ? createJsonPatch({ metadata }, { metadata: withoutRecording(metadata) }) : [];
     // Labels that cannot be read could be any labels: every decoration might select the pod.
     const labels = metadata?.labels == null ? {} : isStringMap(metadata.labels) ? metadata.labels : undefined;
-    const selecting = decorations.filter((decoration) => decoration.metadata.deletionTimestamp == null && (labels === undefined || selectorMatches(decoration.spec.selector, labels)));
+    const selecting = withinNamespaceLimit(decorations, bounds.maxDecorationsPerNamespace).within.filter((decoration) => decoration.metadata.deletionTimestamp == null && (labels === undefined || selectorMatches(decoration.spec.selector, labels)));
     if (selecting.length === 0) {
       const warnings = [`pod-decorator: the pod was not decorated: ${reason}`];
       return { response: admitted(request.uid, patch, warnings), result: "skipped" };
@@ -92,7 +95,7 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
     return { response: admitted(request.uid, patch, warnings), result: "error" };
   }
 
-  function render(request: AdmissionRequest, object: Record<string, unknown>, namespace: string, decorations: readonly PodDecoration[], forged: boolean): AdmissionDecision {
+  function render(request: AdmissionRequest, object: Record<string, unknown>, namespace: string, decorations: readonly PodDecoration[], forged: boolean, budget: RenderBudget | undefined): AdmissionDecision {
     const original = object as Pod;
     // The engine reads a null field as absent, as the API server does (DESIGN §10). Read so once,
     // sharing every part without a null: the patch compares the rendered pod with this reading,
@@ -101,13 +104,14 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
     const read = podWithoutNullFields(original);
     const given: Metadata = { ...read.metadata, namespace };
     const pod: Pod = { ...read, metadata: forged ? withoutRecording(given) : given };
-    return decorate(request, original, read, pod, decorations, forged);
+    return decorate(request, original, read, pod, decorations, forged, budget);
   }
 
-  function decorate(request: AdmissionRequest, original: Pod, read: Pod, pod: Pod, decorations: readonly PodDecoration[], forged: boolean): AdmissionDecision {
+  function decorate(request: AdmissionRequest, original: Pod, read: Pod, pod: Pod, decorations: readonly PodDecoration[], forged: boolean, budget: RenderBudget | undefined): AdmissionDecision {
+    const limited = withinNamespaceLimit(decorations, bounds.maxDecorationsPerNamespace);
     let result;
     try {
-      result = decorateReadPod(pod, decorations, revisionFor);
+      result = decorateReadPod(pod, limited.within, revisionFor, { maxSelectionRounds: bounds.maxSelectionRounds, budget });
     } catch (error) {
       // Forged bookkeeping never stays, even on a pod admitted undecorated.
       const patch = forged ? createJsonPatch(read, { ...read, metadata: withoutRecording(read.metadata ?? {}) }) : [];
@@ -121,7 +125,7 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
     }
     // The patch applies to the object the API server holds, not to the copy given a namespace.
     const rendered = original.metadata?.namespace === undefined ? withoutNamespace(result.pod) : result.pod;
-    const warnings = [...result.warnings];
+    const warnings = [...result.warnings, ...overLimitWarnings(limited.over, result.pod, pod.metadata?.namespace ?? "", limited.counted)];
     if (forged && !sameRecording(original.metadata, rendered.metadata)) {
       warnings.unshift(
         `pod-decorator: the pod's poddecoration.kusionstack.io/revisions annotation and pd-* labels were set by ${requesterName(request.userInfo)}, ` +
@@ -132,6 +136,17 @@ export function podMutation(options: PodMutationOptions): SynchronousAdmissionHa
     if (patch.length === 0) return { response: allow(request.uid, warnings), result: "skipped" };
     return { response: allowWithPatch(request.uid, patch, warnings), result: result.applied.length > 0 ? "injected" : "allowed" };
   }
+}
+
+/** The decorations over the namespace's limit that would select the rendered pod: not applied, and said so. */
+function overLimitWarnings(over: readonly PodDecoration[], pod: Pod, namespace: string, counted: number): string[] {
+  if (over.length === 0) return [];
+  const labels = pod.metadata?.labels ?? {};
+  const selecting = over.filter((decoration) => decoration.metadata.deletionTimestamp == null && selectorMatches(decoration.spec.selector, labels));
+  if (selecting.length === 0) return [];
+  const limit = counted - over.length;
+  const names = selecting.map((decoration) => decoration.metadata.name ?? "").join(", ");
+  return [`pod-decorator: PodDecoration ${names} not applied: ${overLimitMessage(namespace, counted, limit)}`];
 }
 
 function admitted(uid: string, patch: readonly unknown[], warnings: readonly string[]) {

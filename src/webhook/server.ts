@@ -13,17 +13,22 @@ import { countedBody } from "./counted-body.ts";
 import { parseJsonBody } from "./json-body.ts";
 import type { WebhookMetrics, WebhookResult } from "./metrics.ts";
 import type { ServingCertificates } from "./serving-certificates.ts";
+import { budgetUntil, type RenderBudget } from "../decoration/engine-bounds.ts";
 
 export interface AdmissionDecision {
   response: AdmissionResponse;
   result: WebhookResult;
 }
 
-/** Asynchronous where it asks the API server (PodDecoration admission's SubjectAccessReview). */
-export type AdmissionHandler = (request: AdmissionRequest) => AdmissionDecision | Promise<AdmissionDecision>;
+/**
+ * Asynchronous where it asks the API server (PodDecoration admission's SubjectAccessReview).
+ * `budget` is the request's time left before its deadline: work that users' objects drive
+ * checks it (DESIGN §10).
+ */
+export type AdmissionHandler = (request: AdmissionRequest, budget?: RenderBudget) => AdmissionDecision | Promise<AdmissionDecision>;
 
 /** A handler that answers from memory alone, as the pod webhook does. */
-export type SynchronousAdmissionHandler = (request: AdmissionRequest) => AdmissionDecision;
+export type SynchronousAdmissionHandler = (request: AdmissionRequest, budget?: RenderBudget) => AdmissionDecision;
 
 /** Paths the webhook configurations point at, by webhook name. */
 export const webhookPaths = {
@@ -73,6 +78,8 @@ interface Admitted {
   webhook: WebhookName;
   /** process.hrtime.bigint() at its headers, for the latency metric. */
   started: bigint;
+  /** performance.now() at its headers: the deadline counts from there. */
+  startedMs: number;
 }
 
 const ADMITTED = Symbol("pod-decorator admission");
@@ -164,7 +171,7 @@ export async function createWebhookServer(options: WebhookServerOptions) {
         return;
       }
       const { admission } = admitted;
-      request[ADMITTED] = { admission, webhook: name, started };
+      request[ADMITTED] = { admission, webhook: name, started, startedMs: performance.now() };
       const deadline = setTimeout(() => {
         if (reply.sent) return;
         options.metrics.observe(name, 503, "timeout", secondsSince(started));
@@ -201,7 +208,8 @@ export async function createWebhookServer(options: WebhookServerOptions) {
       }
       let decision: AdmissionDecision;
       try {
-        decision = await handler(parsed.request);
+        const entry = request[ADMITTED];
+        decision = await handler(parsed.request, entry === null ? undefined : budgetUntil(entry.startedMs, entry.admission.deadlineMs));
       } catch (error) {
         // A bug in a handler is answered, logged and counted; it never takes the server down.
         const message = error instanceof Error ? error.message : String(error);

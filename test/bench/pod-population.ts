@@ -18,6 +18,7 @@ import { readFileSync } from "node:fs";
 import { defaultPodDecoration, type PodDecoration } from "../../src/api/poddecoration.ts";
 import type { Pod as EnginePod } from "../../src/api/pod.ts";
 import { decoratePod, liveRevision, type DecorationRevision } from "../../src/decoration/decorate.ts";
+import type { TemplateOf } from "../../src/decoration/running-revisions.ts";
 import { DECORATION_LABEL_PREFIX, REVISIONS_ANNOTATION } from "../../src/decoration/recording.ts";
 import { INSTANCE_ID_LABEL } from "../../src/decoration/rollout.ts";
 import type { Pod } from "../../src/kube/objects.ts";
@@ -90,6 +91,8 @@ export interface PodPopulation {
   decorations: PodDecoration[];
   /** Decoration name → its updated revision (the one its current spec is stored as). */
   updatedRevisions: Map<string, string>;
+  /** A stored revision's template, as the controller reads it from the ControllerRevision cache. */
+  template: TemplateOf;
   /** Pod number index (0 ≤ index < size) as the API server would return it; a new object per call. */
   pod: (index: number) => Pod;
   /** The same as JSON text. */
@@ -112,6 +115,7 @@ export function podPopulation(size: number, shape: PopulationShape = {}): PodPop
   const previous = new Map(decorations("v1", shape.decorations ?? DECORATIONS, workloads).map((pd) => [pd.metadata.name ?? "", liveRevision(pd)]));
   const updated = new Map<PodDecoration, DecorationRevision>(current.map((pd) => [pd, liveRevision(pd)]));
   const indexOf = new Map(current.map((pd, index) => [pd, index]));
+  const templates = new Map([...updated.values(), ...previous.values()].map((revision) => [revision.revisionName, revision.template]));
   const fixtureOwnerUid = fixture.metadata?.ownerReferences?.[0]?.uid ?? "";
   const fixtureVolume = fixture.spec?.volumes?.find((volume) => volume.projected !== undefined)?.name ?? "";
   const fixtureNode = fixture.spec?.nodeName ?? "";
@@ -206,6 +210,7 @@ export function podPopulation(size: number, shape: PopulationShape = {}): PodPop
     size,
     decorations: current,
     updatedRevisions: new Map([...updated].map(([pd, revision]) => [pd.metadata.name ?? "", revision.revisionName])),
+    template: (_name, revision) => templates.get(revision),
     pod,
     podText,
   };

@@ -120,7 +120,7 @@ export async function benchScale(podCount: number, decorationCount: number, work
   const podEventMs = cpuMs(() => {
     for (const pod of sample) mappedDecorations += podDecorationKeysForPod(decorations, [pod]).size;
   });
-  const passes = Array.from({ length: 4 }, (_, pass) => statusPass(pods, decorations, population.updatedRevisions, pass));
+  const passes = Array.from({ length: 4 }, (_, pass) => statusPass(pods, decorations, population.updatedRevisions, pass, population.template));
   const passCpuMs = passes.map((pass) => pass.cpuMs);
   const largestWriteBytes = Math.max(...passes.map((pass) => pass.largestWriteBytes));
 
@@ -130,7 +130,7 @@ export async function benchScale(podCount: number, decorationCount: number, work
     const updatedRevision = population.updatedRevisions.get(name);
     const times = Array.from({ length: 5 }, (_, run) => {
       const changed = deepFreeze({ ...structuredClone(stored), metadata: { ...structuredClone(stored.metadata), generation: (stored.metadata.generation ?? 0) + run + 1 } });
-      return cpuMs(() => void statusWork(pods, changed, updatedRevision, `2026-04-02T00:00:0${run}Z`));
+      return cpuMs(() => void statusWork(pods, changed, updatedRevision, `2026-04-02T00:00:0${run}Z`, population.template));
     });
     return { ms: round(median(times)), matched: stored.status?.matchedPods ?? 0 };
   };

@@ -18,6 +18,7 @@ import { deepFreeze } from "../../src/controller/runtime/deep-freeze.ts";
 import { Informer } from "../../src/controller/runtime/informer.ts";
 import { objectKey, type Pod } from "../../src/kube/objects.ts";
 import { sameJson } from "../../src/api/json.ts";
+import type { TemplateOf } from "../../src/decoration/running-revisions.ts";
 import { generatedListWatch, syncInformer } from "./generated-list-watch.ts";
 import { podPopulation } from "./pod-population.ts";
 import { median } from "./statistics.ts";
@@ -50,9 +51,10 @@ function option(name: string, fallback: number): number {
 }
 
 /** What the reconciler computes for one decoration's status (#writeStatus); the status when it differs from the stored one. */
-export function statusWork(pods: Lister<Pod>, decoration: CachedDecoration, updatedRevision: string | undefined, now: string): PodDecorationStatus | undefined {
-  // With the rollout's reports, as serve runs it (none of these pods has a report: nothing is moving).
-  const status = decorationStatus(pods, decoration, updatedRevision, TEMPLATE_VALID, now, NO_REPORTS);
+export function statusWork(pods: Lister<Pod>, decoration: CachedDecoration, updatedRevision: string | undefined, now: string, template: TemplateOf): PodDecorationStatus | undefined {
+  // With the rollout's reports, as serve runs it (none of these pods has a report: nothing is
+  // moving), and what each pod runs judged against its recorded revisions' templates.
+  const status = decorationStatus(pods, decoration, updatedRevision, TEMPLATE_VALID, now, NO_REPORTS, undefined, template);
   return sameJson(status, decoration.status ?? {}) ? undefined : status;
 }
 
@@ -70,13 +72,13 @@ export interface PassCost {
  * One status pass over every decoration, pass number `pass` (its clock). The statuses it would
  * write are then stored as the watch brings them back: new frozen decoration objects.
  */
-export function statusPass(pods: Lister<Pod>, decorations: Cache<CachedDecoration>, updatedRevisions: ReadonlyMap<string, string>, pass: number): PassCost {
+export function statusPass(pods: Lister<Pod>, decorations: Cache<CachedDecoration>, updatedRevisions: ReadonlyMap<string, string>, pass: number, template: TemplateOf): PassCost {
   const now = new Date(Date.UTC(2026, 3, 1, 0, 0, pass)).toISOString().replace(".000Z", "Z");
   const changed = new Map<string, PodDecorationStatus>();
   const cpu = process.cpuUsage();
   const started = performance.now();
   for (const decoration of decorations.list()) {
-    const status = statusWork(pods, decoration, updatedRevisions.get(decoration.metadata.name ?? ""), now);
+    const status = statusWork(pods, decoration, updatedRevisions.get(decoration.metadata.name ?? ""), now, template);
     if (status !== undefined) changed.set(objectKey(decoration), status);
   }
   const used = process.cpuUsage(cpu);
@@ -107,7 +109,7 @@ export async function benchStatusPass(podCount: number, passes: number): Promise
   const wallMs: number[] = [];
   const writes: number[] = [];
   for (let pass = 0; pass < passes; pass++) {
-    const cost = statusPass(pods.cache, decorations, population.updatedRevisions, pass);
+    const cost = statusPass(pods.cache, decorations, population.updatedRevisions, pass, population.template);
     passCpuMs.push(cost.cpuMs);
     wallMs.push(cost.wallMs);
     writes.push(cost.writes);

@@ -77,3 +77,26 @@ describe("decorationTargets", () => {
     });
   });
 });
+
+describe("decorationTargets: a new pod's labels select further decorations, as the engine selects them", () => {
+  const marker = podDecoration("mesh-marker", { template: { metadata: [{ patchPolicy: "Overwrite", labels: { mesh: "on" } }] } });
+  const mesh = podDecoration("mesh", { selector: { matchLabels: { mesh: "on" } } });
+  const newSlot: Slot = { ...slot("new pod 0", 0, {}, false), isNew: true };
+
+  it("gives a pod to create the decoration its other decorations' labels select", () => {
+    expect(targets([marker, mesh], [newSlot], { "mesh-marker": "m1", mesh: "p1" })).toEqual({ "new pod 0": { "mesh-marker": "m1", mesh: "p1" } });
+  });
+
+  it("follows the chain no deeper than the rounds it is given", () => {
+    const result = decorationTargets({
+      namespace: "shop",
+      decorations: [marker, mesh],
+      updatedRevision: (decoration) => ({ "mesh-marker": "m1", mesh: "p1" })[decoration.metadata.name ?? ""],
+      otherPods: () => [],
+      recorded: recordedRevisions,
+      slots: [newSlot],
+      maxSelectionRounds: 1,
+    });
+    expect(Object.fromEntries(result.get("new pod 0")!)).toEqual({ "mesh-marker": "m1" });
+  });
+});

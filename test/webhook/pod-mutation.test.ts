@@ -101,13 +101,13 @@ describe("the pod webhook", () => {
     const result = patched(decision, forged) as { metadata: { annotations: Record<string, string>; labels: Record<string, string> }; spec: { containers: { name: string }[] } };
     const revision = specRevision(pd).name;
     expect(result.spec.containers.map((container) => container.name)).toEqual(["logging-sidecar", "app"]);
-    expect(result.metadata.annotations).toEqual({ "poddecoration.kusionstack.io/revisions": JSON.stringify([{ name: "logging", revision }]), note: "kept" });
+    expect(result.metadata.annotations).toEqual({ "poddecoration.kusionstack.io/revisions": JSON.stringify([{ name: "logging", revision }]), "poddecoration.kusionstack.io/injected-containers": "logging-sidecar", note: "kept" });
     expect(result.metadata.labels).toEqual({ app: "web", "poddecoration.kusionstack.io/pd-logging": revision });
     expect(decision.response.warnings?.[0]).toMatch(/^pod-decorator: the pod's poddecoration\.kusionstack\.io\/revisions annotation and pd-\* labels were set by jane, not by pod-decorator's controller/);
   });
 
   it("removes forged bookkeeping even where no decoration applies", () => {
-    const forged = { ...pod, metadata: { ...pod.metadata, labels: { app: "other", "poddecoration.kusionstack.io/pd-x": "x-1" }, annotations: { "poddecoration.kusionstack.io/revisions": "[]" } } };
+    const forged = { ...pod, metadata: { ...pod.metadata, labels: { app: "other", "poddecoration.kusionstack.io/pd-x": "x-1" }, annotations: { "poddecoration.kusionstack.io/revisions": "[]", "poddecoration.kusionstack.io/injected-containers": "app" } } };
     for (const decorations of [[], [decoration("logging")]]) {
       const decision = mutation(decorations)(request({ object: structuredClone(forged) }));
       const result = patched(decision, forged) as { metadata: { annotations: Record<string, string>; labels: Record<string, string> } };

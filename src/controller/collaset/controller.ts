@@ -19,6 +19,7 @@ import { ContextWrites } from "./context-writes.ts";
 import { InExcludeWrites } from "./in-exclude-writes.ts";
 import type { CachedResourceContext } from "./resource-context.ts";
 import { PVC_TEMPLATE_HASH_LABEL } from "./claims.ts";
+import type { RolloutReports } from "../workload-rollout/reports.ts";
 
 type CachedDecoration = PodDecoration & KubeObject;
 
@@ -38,6 +39,9 @@ export interface CollaSetControllerOptions extends ControllerWiring {
   decorationSource: DecorationSource;
   client: KubeClient<KubeObject, CachedCollaSet>;
   lifecycle?: LifecycleOptions;
+  /** Where what holds its pods' decorations back is reported (the decorations' status). */
+  rolloutReports?: RolloutReports;
+  reportsChanged?: (namespace: string, decorations: ReadonlySet<string>) => void;
 }
 
 export function collaSetController(options: CollaSetControllerOptions): Controller {
@@ -70,6 +74,8 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
     }),
     evictions: new Evictions({ client: options.client.core.evictions, clock: options.clock, metrics: options.metrics?.evictions("collaset") }),
     ...(options.lifecycle === undefined ? {} : { lifecycle: options.lifecycle }),
+    ...(options.rolloutReports === undefined ? {} : { rolloutReports: options.rolloutReports }),
+    ...(options.reportsChanged === undefined ? {} : { reportsChanged: options.reportsChanged }),
   });
   const controller = reconcilerController({
     ...options,

@@ -10,7 +10,7 @@ import { API_VERSION, COLLASET_KIND } from "../../api/group.ts";
 import { collaSetOwnerOf } from "../../api/owners.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
 import type { DecorationSource } from "../../decoration/updated-revisions.ts";
-import { DecorationRevisions } from "../decoration-revisions.ts";
+import { DecorationRevisions, type NamespaceDecorations } from "../decoration-revisions.ts";
 import { isLostRace, isNotFound, statusCode, statusMessage } from "../../kube/errors.ts";
 import { controllerOf, splitKey, type ControllerRevision, type KubeObject, type Pod } from "../../kube/objects.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
@@ -28,7 +28,9 @@ import type { DryRunCreate } from "../../kube/server-dry-run.ts";
 import type { Evictions } from "../eviction.ts";
 import { writeUpdateStep, type StepWriter } from "../update-step-writes.ts";
 import { labelOperations } from "../label-patch.ts";
-import { decorationTargets } from "../decoration-targets.ts";
+import { decorationTargets, type Slot } from "../decoration-targets.ts";
+import type { PodRolloutReport, RolloutReports } from "../workload-rollout/reports.ts";
+import { workloadKey } from "../workload-rollout/workloads.ts";
 import { INSTANCE_ID_LABEL, instanceIdOf, RECREATE_FINALIZER, templateRevisionOf } from "./pod-state.ts";
 import { isTerminating } from "../pod-availability.ts";
 import type { RevisionSources } from "./slot-pod.ts";
@@ -70,6 +72,10 @@ export interface CollaSetReconcilerOptions {
   inExclude: InExcludeWrites;
   /** PodOpsLifecycle before each update (absent: off). */
   lifecycle?: LifecycleOptions;
+  /** Where what holds its pods' decorations back is reported, for the decorations' status (absent: nowhere). */
+  rolloutReports?: RolloutReports;
+  /** The decorations of a namespace whose reports changed: their status is due again. */
+  reportsChanged?: (namespace: string, decorations: ReadonlySet<string>) => void;
 }
 
 /** A write the API server refused for what it is (4xx other than conflicts): retrying will not help soon. */
@@ -128,7 +134,8 @@ export class CollaSetReconciler {
 
     const pods = this.#options.pods.byIndex(controllerUidIndex, controlledByKey(cached));
     // The revision just stored may not be cached yet: its data is known.
-    const sources = this.#sources(namespace, cached, stored.name, collaSetRevisionData(collaSet));
+    const decorations = this.#decorations.inNamespace(namespace);
+    const sources = this.#sources(namespace, decorations, cached, stored.name, collaSetRevisionData(collaSet));
     let otherPods: Pod[] | undefined;
     const others = () => otherPods ??= this.#options.pods.list(namespace).filter((pod) => controllerOf(pod)?.uid !== cached.metadata.uid);
     // Ids other owners hold in a shared context, and (PersistentSequence) those whose names other pods
@@ -139,7 +146,8 @@ export class CollaSetReconciler {
     // Pods leaving and joining (podToExclude, podToInclude): that done, the next sync scales and updates (kube-xset skips doSync).
     const inExclude = this.#options.inExclude.plan(collaSet, pods, reservedIds);
     const moving = inExclude.exclude.length > 0 || inExclude.include.length > 0;
-    const plan: SyncPlan = moving ? { actions: [], blocked: [], waiting: [], stuck: [] } : planSync({
+    let planned: { slots: readonly Slot[]; targets: Map<string, Map<string, string>> } | undefined;
+    const plan: SyncPlan = moving ? { actions: [], blocked: [], waiting: [], stuck: [], held: new Map() } : planSync({
       collaSet,
       updatedRevision: stored.name,
       currentRevision: cached.status?.currentRevision,
@@ -149,16 +157,21 @@ export class CollaSetReconciler {
       excluding: inExclude.waiting,
       sources,
       ...(this.#options.lifecycle === undefined ? {} : { lifecycle: { nowMs: this.#options.clock.now(), ...this.#options.lifecycle } }),
-      decorationTargets: (slots) =>
-        decorationTargets({
+      decorationTargets: (slots) => {
+        const targets = decorationTargets({
           namespace,
-          decorations: this.#decorations.decorations(namespace),
-          updatedRevision: (decoration) => this.#decorations.updated(decoration)?.revisionName,
+          decorations: decorations.decorations,
+          updatedRevision: decorations.updatedRevision,
+          maxSelectionRounds: decorations.maxSelectionRounds,
           otherPods: others,
           recorded: recordedRevisions,
           slots,
-        }),
+        });
+        planned = { slots, targets };
+        return targets;
+      },
     });
+    if (!moving) this.#reportHolds(cached, planned, plan.held);
 
     if (plan.waiting.length > 0) this.#options.logger.debug({ key, reason: `waiting for revisions: ${plan.waiting.join("; ")}` });
     for (const message of plan.stuck) this.#options.events.record(cached, "Warning", "LifecycleStuck", message);
@@ -208,14 +221,37 @@ export class CollaSetReconciler {
     return retries.length === 0 ? undefined : { requeueAfter: Math.min(...retries) };
   };
 
+  /**
+   * What holds its pods' decorations back, for the decorations' status (DESIGN §10, "held back is
+   * said"): each live pod whose decoration targets differ from what it runs, with the holder
+   * when it is more than its turn — the CollaSet paused, InPlaceOnly, a lifecycle step stuck.
+   */
+  #reportHolds(collaSet: CachedCollaSet, planned: { slots: readonly Slot[]; targets: Map<string, Map<string, string>> } | undefined, held: SyncPlan["held"]): void {
+    const reports = this.#options.rolloutReports;
+    if (reports === undefined) return;
+    const { namespace = "", name = "", uid = "" } = collaSet.metadata;
+    const byPod = new Map<string, PodRolloutReport>();
+    for (const slot of planned?.slots ?? []) {
+      if (slot.isNew === true) continue;
+      const target = planned?.targets.get(slot.name) ?? new Map<string, string>();
+      const moving = [...new Set([...slot.current.keys(), ...target.keys()])].filter((decoration) => slot.current.get(decoration) !== target.get(decoration)).sort();
+      if (moving.length === 0) continue;
+      const blocked = collaSet.spec.paused === true
+        ? { reason: "Paused" as const, message: `pod ${slot.name}: CollaSet ${name} is paused (spec.paused): its pods keep what they have until it is resumed` }
+        : held.get(slot.name);
+      byPod.set(slot.name, { moving, ...(blocked === undefined ? {} : { blocked }) });
+    }
+    const changed = reports.set(workloadKey(namespace, { kind: COLLASET_KIND, name, uid }), byPod);
+    if (changed.size > 0) this.#options.reportsChanged?.(namespace, changed);
+  }
+
   /** Template revisions from the CollaSet's history; decoration revisions stored, or the live spec's. */
-  #sources(namespace: string, collaSet: CachedCollaSet, updated: string, updatedData: unknown): RevisionSources {
+  #sources(namespace: string, decorations: NamespaceDecorations, collaSet: CachedCollaSet, updated: string, updatedData: unknown): RevisionSources {
     const templates = new Map(this.#revisions.of(collaSet).map((revision) => [revision.name, revision.data]));
     templates.set(updated, updatedData);
-    const decorations = new Map(this.#decorations.decorations(namespace).map((decoration) => [decoration.metadata.name ?? "", decoration]));
     return {
       template: (revision) => templateOf(templates.get(revision)),
-      decoration: (name, revision) => this.#decorations.toApply(namespace, decorations, name, revision),
+      decoration: (name, revision) => this.#decorations.toApply(namespace, decorations.byName, name, revision),
     };
   }
 

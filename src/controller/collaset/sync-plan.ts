@@ -8,7 +8,7 @@ import type { Pod } from "../../api/pod.ts";
 import type { Pod as LivePod } from "../../kube/objects.ts";
 import { DecorationError } from "../../decoration/decoration-error.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
-import { runningRevisions } from "../../decoration/running-revisions.ts";
+import { revisionDrifts } from "../../decoration/running-revisions.ts";
 import { partitionTargets } from "../../decoration/rollout.ts";
 import type { Slot } from "../decoration-targets.ts";
 import { operationInProgress, orderForUpdate, planDeletionSteps, planUpdateSteps, type LifecycleSettings, type PodChange, type PodDeletion, type UpdateStep } from "../update-steps.ts";
@@ -42,6 +42,8 @@ export interface SyncPlan {
   waiting: string[];
   /** PodOpsLifecycle steps waiting longer than stuckAfterMs (also in `blocked`). */
   stuck: string[];
+  /** Live pods whose update is held by more than their turn, by pod name: what the decorations' status reports. */
+  held: Map<string, { reason: "InPlaceOnly" | "LifecycleStuck"; message: string }>;
   /** Sync again after this long: a drain delay ends, or a waiting step becomes stuck. */
   retryInMs?: number;
 }
@@ -72,6 +74,8 @@ interface PlannedSlot {
   pod: LivePod | undefined;
   kind: "live" | "replacing" | "leaving" | "new";
   slot: Slot;
+  /** Its pod drifted from a revision it records in images, labels or annotations: put back in place. */
+  drifted?: boolean;
 }
 
 export function planSync(input: SyncInput): SyncPlan {
@@ -81,12 +85,13 @@ export function planSync(input: SyncInput): SyncPlan {
   const blocked: string[] = [];
   const waiting: string[] = [];
   const stuck: string[] = [];
+  const held: SyncPlan["held"] = new Map();
   const retries: number[] = [];
   const operationDelaySeconds = collaSet.spec.updateStrategy?.operationDelaySeconds ?? 0;
   const lifecycle = input.lifecycle === undefined ? undefined : { ...input.lifecycle, operationDelayMs: operationDelaySeconds * 1000 };
   const result = (): SyncPlan => {
     const retryInMs = retries.length === 0 ? undefined : Math.max(100, Math.min(...retries));
-    return { actions, blocked, waiting, stuck, ...(retryInMs === undefined ? {} : { retryInMs }) };
+    return { actions, blocked, waiting, stuck, held, ...(retryInMs === undefined ? {} : { retryInMs }) };
   };
 
   const live = new Map<number, LivePod>();
@@ -111,7 +116,7 @@ export function planSync(input: SyncInput): SyncPlan {
   // No pod is deleted for lack of an id: it gets one, and is counted from the next sync on.
   if (unlabelled.length > 0) {
     const free = freeIds(occupied, unlabelled.length);
-    return { actions: [...actions, ...unlabelled.map((pod, index) => ({ kind: "label" as const, pod, instanceId: free[index]! }))], blocked, waiting, stuck };
+    return { actions: [...actions, ...unlabelled.map((pod, index) => ({ kind: "label" as const, pod, instanceId: free[index]! }))], blocked, waiting, stuck, held };
   }
   for (const [id, pod] of replacing) {
     if (live.has(id)) {
@@ -177,9 +182,13 @@ export function planSync(input: SyncInput): SyncPlan {
     // A pod awaiting its replacement stands for it, with what it carries and as ready as it
     // is: counting it ready would put the other not-ready pods ahead of it in update order,
     // and the rollout would move on to them and recreate them too, without end.
-    // What the pod records counts only where its containers agree (running-revisions.ts).
-    const current = runningRevisions(pod, recordedRevisions(pod) ?? new Map(), (name, revision) => input.sources.decoration(name, revision)?.template);
-    slots.push({ instanceId: id, pod, kind, slot: { name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isReady(pod), current } });
+    // What the pod records counts only where its parts agree (running-revisions.ts); a drift in
+    // images, labels or annotations keeps the record, and the update below puts it back in place.
+    const recorded = recordedRevisions(pod) ?? new Map<string, string>();
+    const drifts = revisionDrifts(pod, recorded, (name, revision) => input.sources.decoration(name, revision)?.template);
+    const current = new Map([...recorded].filter(([name]) => drifts.get(name)?.inPlace !== false));
+    const drifted = [...drifts].some(([, drift]) => drift.inPlace);
+    slots.push({ instanceId: id, pod, kind, drifted, slot: { name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isReady(pod), current } });
   }
   if (!paused) {
     for (const id of freeIds(occupied, replicas - slots.length)) {
@@ -273,6 +282,7 @@ export function planSync(input: SyncInput): SyncPlan {
       const messages = planned.stuck.map((entry) => entry.message);
       stuck.push(...messages);
       blocked.push(...messages);
+      for (const entry of planned.stuck) held.set(entry.pod.metadata?.name ?? "", { reason: "LifecycleStuck", message: entry.message });
       retries.push(...planned.retries);
     }
     return result();
@@ -291,7 +301,7 @@ export function planSync(input: SyncInput): SyncPlan {
   for (const { planned, pod, available } of candidates) {
     const target = desired(planned);
     const current: PodRevisions = { template: templateRevisionOf(pod) ?? "", decorations: planned.slot.current };
-    if (sameRevisions(current, target)) {
+    if (sameRevisions(current, target) && planned.drifted !== true) {
       // The update the label asked for is done (kuperator's update WhenFinish removes it).
       if (pod.metadata?.labels?.[UPDATE_INCLUDED_LABEL] !== undefined && !inLifecycle(pod)) actions.push({ kind: "relabel", pod, set: {}, remove: [UPDATE_INCLUDED_LABEL], reason: "its update is done" });
       continue;
@@ -317,7 +327,9 @@ export function planSync(input: SyncInput): SyncPlan {
       ? { kind: "recreate", reason: "it records no template revision of the CollaSet" }
       : podUpdate(pod, from, to);
     if (update.kind === "recreate" && policy === "InPlaceOnly") {
-      blocked.push(`pod ${pod.metadata?.name ?? ""}: podUpgradePolicy is InPlaceOnly, but ${update.reason}`);
+      const message = `pod ${pod.metadata?.name ?? ""}: podUpgradePolicy is InPlaceOnly, but ${update.reason}`;
+      blocked.push(message);
+      held.set(pod.metadata?.name ?? "", { reason: "InPlaceOnly", message });
       continue;
     }
     changes.push({

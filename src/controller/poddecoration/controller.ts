@@ -13,12 +13,15 @@ import { serverDryRun } from "../../kube/server-dry-run.ts";
 import type { Controller } from "../runtime/controller.ts";
 import type { Informer } from "../runtime/informer.ts";
 import type { RolloutReports } from "../workload-rollout/reports.ts";
+import type { DecorationBounds } from "../../decoration/engine-bounds.ts";
 
 export interface PodDecorationControllerOptions extends ControllerWiring {
   informers: { decorations: Informer<CachedDecoration>; revisions: Informer<ControllerRevision>; pods: Informer<Pod>; collaSets: Informer<CollaSet & KubeObject> };
   client: KubeClient<CachedDecoration>;
   /** What the rollout to pods of other owners reports of each pod, for status.workloads. */
   rolloutReports?: RolloutReports;
+  /** The namespace limit the webhook enforces, which status reports against (DESIGN §10). */
+  bounds?: DecorationBounds;
 }
 
 export function podDecorationController(options: PodDecorationControllerOptions): Controller {
@@ -36,9 +39,23 @@ export function podDecorationController(options: PodDecorationControllerOptions)
     events: options.events,
     clock: options.clock,
     logger: options.logger.child({ controller: "poddecoration" }),
+    ...(options.bounds === undefined ? {} : { bounds: options.bounds }),
   });
   const controller = reconcilerController({ ...options, name: "poddecoration", reconcile: reconciler.reconcile, caches: [decorations, revisions, pods, collaSets] });
   enqueueObjects(controller, decorations);
+  // A decoration's standing among its namespace's others (namespace-standing.ts) changes with
+  // theirs: a spec written, a decoration created or going.
+  const namespaceChanged = (decoration: CachedDecoration) => {
+    const namespace = decoration.metadata.namespace ?? "";
+    for (const other of decorations.cache.list(namespace)) if (other.metadata.name !== decoration.metadata.name) controller.enqueue(namespacedKey(namespace, other.metadata.name ?? ""));
+  };
+  controller.watch(decorations, {
+    onAdd: namespaceChanged,
+    onUpdate: (old, decoration) => {
+      if (old.metadata.generation !== decoration.metadata.generation || (old.metadata.deletionTimestamp == null) !== (decoration.metadata.deletionTimestamp == null)) namespaceChanged(decoration);
+    },
+    onDelete: namespaceChanged,
+  });
   enqueueRevisionOwners(controller, revisions, podDecorationOwnerOf);
   const podKeys = (...changed: Pod[]) => {
     for (const key of podDecorationKeysForPod(decorations.cache, changed)) controller.enqueue(key);

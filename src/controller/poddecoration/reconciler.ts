@@ -30,6 +30,10 @@ import { addFinalizerOperation, hasFinalizer, removeFinalizerOperations } from "
 import { writeStatus } from "../status-write.ts";
 import type { DryRunCreate } from "../../kube/server-dry-run.ts";
 import { validateTemplate } from "./template-validation.ts";
+import { DEFAULT_DECORATION_BOUNDS, type DecorationBounds } from "../../decoration/engine-bounds.ts";
+import { namespaceStanding, type NamespaceStanding } from "./namespace-standing.ts";
+import type { TemplateOf } from "../../decoration/running-revisions.ts";
+import { storedRevision, type DecorationSource } from "../../decoration/updated-revisions.ts";
 
 export const POD_DECORATION_FINALIZER = "poddecoration.kusionstack.io/protection";
 
@@ -51,6 +55,8 @@ export interface PodDecorationReconcilerOptions {
   events: Pick<EventRecorder, "record">;
   clock: Clock;
   logger: Logger;
+  /** The namespace limit the webhook enforces (DESIGN §10); the default when absent. */
+  bounds?: DecorationBounds;
 }
 
 /** A status computed from a stale cache lost its race; the newer object's event reconciles again. */
@@ -83,10 +89,11 @@ export class PodDecorationReconciler {
       return undefined;
     }
 
+    const standing = this.#standing(decoration);
     const errors = validatePodDecoration(decoration);
     if (errors.length > 0) {
       const message = formatFieldErrors("PodDecoration", name, errors).join("; ");
-      const written = await this.#writeStatus(decoration, undefined, { type: "TemplateValid", status: "False", reason: "Invalid", message });
+      const written = await this.#writeStatus(decoration, undefined, { type: "TemplateValid", status: "False", reason: "Invalid", message }, standing);
       return written.stale ? STALE : undefined;
     }
 
@@ -100,7 +107,7 @@ export class PodDecorationReconciler {
 
     const updatedRevision = stored.name;
     const templateValid = await this.#templateValidity(key, decoration, updatedRevision, data);
-    const written = await this.#writeStatus(decoration, updatedRevision, templateValid);
+    const written = await this.#writeStatus(decoration, updatedRevision, templateValid, standing);
     if (written.stale) return STALE;
     await this.#prune(decoration, stored.history, written.status);
     return undefined;
@@ -153,9 +160,19 @@ export class PodDecorationReconciler {
     return condition;
   }
 
-  async #writeStatus(decoration: CachedDecoration, updatedRevision: string | undefined, templateValid: TemplateCondition): Promise<{ status: PodDecorationStatus; stale: boolean }> {
+  /** Its standing among the namespace's decorations; an Event when others newly out-rank it. */
+  #standing(decoration: CachedDecoration): NamespaceStanding {
+    const { namespace = "" } = decoration.metadata;
+    const standing = namespaceStanding(decoration, this.#options.decorations.list(namespace), (this.#options.bounds ?? DEFAULT_DECORATION_BOUNDS).maxDecorationsPerNamespace);
+    const outRanked = standing.conditions.find((condition) => condition.type === "OutRanked");
+    const before = decoration.status?.conditions?.find((condition) => condition.type === "OutRanked");
+    if (outRanked?.status === "True" && (before?.status !== "True" || before.message !== outRanked.message)) this.#options.events.record(decoration, "Warning", "OutRanked", outRanked.message ?? "");
+    return standing;
+  }
+
+  async #writeStatus(decoration: CachedDecoration, updatedRevision: string | undefined, templateValid: TemplateCondition, standing: NamespaceStanding): Promise<{ status: PodDecorationStatus; stale: boolean }> {
     const now = new Date(this.#options.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
-    const status = decorationStatus(this.#options.pods, decoration, updatedRevision, templateValid, now, this.#options.rolloutReports);
+    const status = decorationStatus(this.#options.pods, decoration, updatedRevision, templateValid, now, this.#options.rolloutReports, standing, storedTemplates(this.#options.revisions, decoration.metadata.namespace ?? ""));
     return { status, stale: (await writeStatus(this.#options.client.podDecorations, decoration, status)) === "stale" };
   }
 
@@ -188,6 +205,8 @@ export function decorationStatus(
   templateValid: TemplateCondition,
   now: string,
   reports?: WorkloadReports,
+  standing?: NamespaceStanding,
+  template?: TemplateOf,
 ): PodDecorationStatus {
   const { namespace = "", name = "" } = decoration.metadata;
   const selectable = podsForSelector(pods, decoration);
@@ -200,5 +219,13 @@ export function decorationStatus(
     templateValid,
     now,
     workloads: reports === undefined ? undefined : new WorkloadTally(namespace, name, reports),
+    standing,
+    template,
   });
+}
+
+/** Stored revisions' templates of one namespace, from the ControllerRevision cache. */
+export function storedTemplates(revisions: Lister<ControllerRevision>, namespace: string): TemplateOf {
+  const source: DecorationSource = { decorations: () => [], revisionData: (ns, name) => revisions.get(ns, name)?.data as unknown };
+  return (_decoration, revision) => storedRevision(source, namespace, revision)?.template;
 }

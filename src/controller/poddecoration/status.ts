@@ -5,15 +5,19 @@ import type { PodDecoration, PodDecorationStatus } from "../../api/poddecoration
 import { recordedRevisions } from "../../decoration/recording.ts";
 import { isLivePod, isMatchedPod, isPodReady, type PodLike } from "../../decoration/rollout.ts";
 import { withTransition } from "../conditions.ts";
-import { collaSetOwnerOf } from "../../api/owners.ts";
-import { workloadKeyOfPod } from "../workload-rollout/workloads.ts";
+import { collaSetOwnerOf, workloadOf } from "../../api/owners.ts";
+import { workloadKey } from "../workload-rollout/workloads.ts";
 import type { WorkloadTally } from "./workload-status.ts";
+import type { NamespaceStanding } from "./namespace-standing.ts";
+import { revisionDrifts, type RunningPod, type TemplateOf } from "../../decoration/running-revisions.ts";
 
 export interface StatusPod extends PodLike {
   metadata?: PodLike["metadata"] & {
     annotations?: Record<string, string>;
     ownerReferences?: readonly { apiVersion?: string; kind?: string; name?: string; controller?: boolean }[];
   };
+  /** What it runs, judged against the revisions it records. */
+  spec?: RunningPod["spec"];
 }
 
 /**
@@ -54,6 +58,13 @@ export interface StatusInput {
   now: string;
   /** Tallies status.workloads when the rollout to pods of other owners runs. */
   workloads?: WorkloadTally | undefined;
+  /** Its standing among its namespace's decorations (namespace-standing.ts): more conditions, and Ready False when it is over the limit. */
+  standing?: NamespaceStanding | undefined;
+  /**
+   * A stored revision's template: a pod counts as on a revision only while it runs what the
+   * revision gives (running-revisions.ts), as the planners judge it. Absent: records count.
+   */
+  template?: TemplateOf | undefined;
 }
 
 /** What status reads of a pod: the same for every decoration. */
@@ -70,8 +81,8 @@ export interface StatusFacts {
   ready: boolean;
   /** The controlling CollaSet's name. */
   collaSet: string | undefined;
-  /** For a pod of another owner, its workload's key (the rollout to pods of other owners). */
-  workload: string | undefined;
+  /** Its workload's key: a CollaSet's, or another owner's (the rollout to pods of other owners). */
+  workload: string;
 }
 
 // At 100,000 pods a decoration change re-reads tens of thousands of pods: reading their
@@ -90,11 +101,34 @@ export function statusFacts(pod: StatusPod): StatusFacts {
       recorded: recorded === null ? null : [...recorded].flat(),
       ready: isPodReady(pod),
       collaSet,
-      workload: collaSet === undefined ? workloadKeyOfPod(pod) : undefined,
+      workload: workloadKey(pod.metadata?.namespace ?? "", workloadOf(pod)),
     };
     factsByPod.set(pod, facts);
   }
   return facts;
+}
+
+// What a pod drifted from, per cached object: a ControllerRevision's data never changes under its
+// name, so the answer stands while the pod object does — once every template it needs is stored.
+const driftedByPod = new WeakMap<StatusPod, ReadonlySet<string>>();
+const NONE: ReadonlySet<string> = new Set();
+
+/** The decorations whose recorded revision the pod does not run (in any part: running-revisions.ts). */
+export function driftedDecorations(pod: StatusPod, facts: StatusFacts, template: TemplateOf): ReadonlySet<string> {
+  const known = driftedByPod.get(pod);
+  if (known !== undefined) return known;
+  const recorded = facts.recorded;
+  if (recorded === null || recorded.length === 0) return NONE;
+  const revisions = new Map<string, string>();
+  let complete = true;
+  for (let index = 0; index < recorded.length; index += 2) {
+    revisions.set(recorded[index]!, recorded[index + 1]!);
+    if (template(recorded[index]!, recorded[index + 1]!) === undefined) complete = false;
+  }
+  const drifts = revisionDrifts(pod, revisions, template);
+  const drifted = drifts.size === 0 ? NONE : new Set(drifts.keys());
+  if (complete) driftedByPod.set(pod, drifted);
+  return drifted;
 }
 
 /** The revision of decoration `name` the pod records, if any. */
@@ -127,12 +161,13 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
     const { name: podName, recorded, ready, collaSet, workload } = facts;
     const revision = recordedRevision(facts, name);
     if (revision !== undefined) injected++;
-    const isUpdated = revision !== undefined && revision === updatedRevision;
+    // On the updated revision: recorded, and run (DESIGN §10: what pods run is what counts).
+    const isUpdated = revision !== undefined && revision === updatedRevision && (input.template === undefined || !driftedDecorations(pod, facts, input.template).has(name));
     if (isUpdated) {
       updated++;
       if (ready) updatedReady++;
     }
-    if (workload !== undefined) input.workloads?.matched(workload, podName, isUpdated);
+    input.workloads?.matched(workload, podName, isUpdated);
     if (collaSet !== undefined) {
       let detail = details.get(collaSet);
       if (detail === undefined) details.set(collaSet, (detail = { affectedReplicas: 0, pods: [] }));
@@ -152,7 +187,10 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
   const previousCurrent = decoration.status?.currentRevision;
   const currentRevision = updatedRevision !== undefined && updated === matched ? updatedRevision : previousCurrent;
   const templateValid = input.templateValid;
-  const ready: Omit<Condition, "lastTransitionTime"> = updatedRevision === undefined
+  const overLimit = input.standing?.overLimit;
+  const ready: Omit<Condition, "lastTransitionTime"> = overLimit !== undefined
+    ? { type: "Ready", status: "False", reason: "OverNamespaceLimit", message: overLimit }
+    : updatedRevision === undefined
     ? { type: "Ready", status: "False", reason: "RevisionPending", message: "the updated revision is not stored yet" }
     : templateValid.status === "False"
       ? { type: "Ready", status: "False", reason: "TemplateInvalid", message: "the template renders pods the API server rejects" }
@@ -173,7 +211,11 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
     ([collaSet, detail]) => DETAIL_ENTRY_OVERHEAD + collaSet.length + String(detail.affectedReplicas).length,
   );
   const generation = decoration.metadata.generation;
-  const conditions = [ready, templateValid, ...podDetail].map((condition) => withTransition(condition, decoration.status?.conditions, input.now, generation));
+  // Capped like the pod lists: what is left out is counted, and said.
+  const workloadDetail: Omit<Condition, "lastTransitionTime">[] = workloadStatuses.omitted > 0
+    ? [{ type: "WorkloadDetail", status: "False", reason: "TooManyWorkloads", message: `the entries of ${workloadStatuses.kept.length + workloadStatuses.omitted} workloads would exceed the ${WORKLOADS_BUDGET_BYTES / 1024} KiB status.workloads may take; the first ${workloadStatuses.kept.length} are listed, status.omittedWorkloads counts the rest` }]
+    : [];
+  const conditions = [ready, templateValid, ...podDetail, ...workloadDetail, ...(input.standing?.conditions ?? [])].map((condition) => withTransition(condition, decoration.status?.conditions, input.now, generation));
   return {
     ...(generation === undefined ? {} : { observedGeneration: generation }),
     ...(currentRevision === undefined ? {} : { currentRevision }),

@@ -1,11 +1,14 @@
-// status.workloads (DESIGN §5): the rollout of one decoration to pods of other owners than a
-// CollaSet, per workload — matched, updated, outdated (should move and has not yet), blocked
-// (held by more than its turn, with the first pods' reasons). Tallied in desiredStatus's one pass
-// over the matched pods, with the rollout controller's reports; pods it should move that the
-// selector no longer matches come from the reports. Pure.
+// status.workloads (DESIGN §5): the rollout of one decoration per workload — matched, updated,
+// outdated (should move and has not yet), blocked (held by more than its turn, with the first
+// pods' reasons). Pods of other owners than a CollaSet always; a CollaSet (whose pods status.details
+// lists) while its pods have to move, with what holds them (paused, InPlaceOnly, a lifecycle
+// step stuck: DESIGN §10, held back is said). Tallied in desiredStatus's one pass over the
+// matched pods, with the controllers' reports; pods it should move that the selector no longer
+// matches come from the reports. Pure.
 import type { PodDecorationStatus } from "../../api/poddecoration.ts";
 import type { PodRolloutReport } from "../workload-rollout/reports.ts";
 import { parseWorkloadKey } from "../workload-rollout/workloads.ts";
+import { COLLASET_KIND } from "../../api/group.ts";
 
 export type WorkloadStatus = NonNullable<PodDecorationStatus["workloads"]>[number];
 
@@ -32,7 +35,7 @@ export class WorkloadTally {
     this.#moving = reports.moving(namespace, decoration);
   }
 
-  /** A matched pod of a workload (not a CollaSet's), on the updated revision or not. */
+  /** A matched pod of a workload, on the updated revision or not. */
   matched(workloadKey: string, pod: string, updated: boolean): void {
     const status = this.#entry(workloadKey);
     status.matchedPods++;
@@ -48,6 +51,7 @@ export class WorkloadTally {
       for (const pod of pods) if (!this.#counted.has(`${workloadKey}\0${pod}`)) this.#outdated(this.#entry(workloadKey), workloadKey, pod);
     }
     return [...this.#workloads.values()]
+      .filter((status) => status.kind !== COLLASET_KIND || status.outdatedPods > 0)
       .map((status) => (status.blocked === undefined ? status : { ...status, blocked: status.blocked.sort((a, b) => compare(a.pod, b.pod)).slice(0, BLOCKED_PODS_LISTED) }))
       .sort((a, b) => compare(a.kind, b.kind) || compare(a.name, b.name));
   }

@@ -11,7 +11,7 @@ import type { PodDecoration } from "../../api/poddecoration.ts";
 import { DecorationError } from "../../decoration/decoration-error.ts";
 import { notInPlace, redecorate, type RevisionChange } from "../../decoration/redecorate.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
-import { runningRevisions } from "../../decoration/running-revisions.ts";
+import { revisionDrifts, type Drift } from "../../decoration/running-revisions.ts";
 import type { DecorationToApply } from "../../decoration/render.ts";
 import { isMatchedPod, isPodReady } from "../../decoration/rollout.ts";
 import type { Pod as EnginePod } from "../../api/pod.ts";
@@ -66,10 +66,23 @@ export interface WorkloadPlan {
 
 export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
   const live = input.pods.filter((pod) => !isTerminating(pod) && !isFinished(pod));
-  // What a pod records counts only where its containers agree (running-revisions.ts).
+  // What a pod records counts only where its parts agree (running-revisions.ts); a drift in
+  // images, labels or annotations keeps the record and is put back in place.
+  const drifts = new Map<Pod, Map<string, Drift>>();
+  const driftOf = (pod: Pod): Map<string, Drift> => {
+    let found = drifts.get(pod);
+    if (found === undefined) {
+      const recorded = recordedRevisions(pod);
+      found = recorded === null ? new Map() : revisionDrifts(pod, recorded, (name, revision) => input.revision(name, revision)?.template);
+      drifts.set(pod, found);
+    }
+    return found;
+  };
   const running = (pod: Pod): Map<string, string> | null => {
     const recorded = recordedRevisions(pod);
-    return recorded === null ? null : runningRevisions(pod, recorded, (name, revision) => input.revision(name, revision)?.template);
+    if (recorded === null) return null;
+    const drifted = driftOf(pod);
+    return new Map([...recorded].filter(([decoration]) => drifted.get(decoration)?.inPlace !== false));
   };
   const byName = new Map(input.decorations.map((decoration) => [decoration.metadata.name ?? "", decoration]));
   const targets = decorationTargets({
@@ -84,11 +97,16 @@ export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
   const reports = new Map<string, PodRolloutReport>();
   const waiting: string[] = [];
   const changes: PodChange<Eviction>[] = [];
+  const repairs: WorkloadStep[] = [];
   for (const { pod, available } of orderForUpdate(live.map((pod) => ({ pod, available: isAvailable(pod) })))) {
     const name = pod.metadata?.name ?? "";
     const recorded = running(pod) ?? new Map<string, string>();
     const target = targets.get(name) ?? new Map<string, string>();
-    const moving = [...new Set([...recorded.keys(), ...target.keys()])].filter((decoration) => recorded.get(decoration) !== target.get(decoration)).sort();
+    const drifted = driftOf(pod);
+    // A revision kept whose images, labels or annotations drifted moves to itself: put back.
+    const moving = [...new Set([...recorded.keys(), ...target.keys()])]
+      .filter((decoration) => recorded.get(decoration) !== target.get(decoration) || (target.has(decoration) && drifted.get(decoration)?.inPlace === true))
+      .sort();
     if (moving.length === 0) continue;
     const report: { moving: string[]; blocked?: PodRolloutReport["blocked"] } = { moving };
     reports.set(name, report);
@@ -107,13 +125,15 @@ export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
       waiting.push(`pod ${name}: waiting for revisions ${unknown.join(", ")} to be stored`);
       continue;
     }
-    const change = podChange(pod, recorded, revisionChanges, input.revision);
+    const change = podChange(pod, recorded, revisionChanges, input.revision, drifted);
     if (change.kind === "render-error") {
       report.blocked = { reason: "RenderError", message: change.message };
       continue;
     }
     if (change.kind === "in-place") {
-      changes.push({ pod, available, change: { kind: "in-place", operations: change.operations } });
+      // Labels and annotations alone disturb no container: put back at once, outside the budget.
+      if (change.operations.every((operation) => operation.op === "test" || operation.path.startsWith("/metadata/"))) repairs.push({ kind: "in-place", pod, operations: change.operations });
+      else changes.push({ pod, available, change: { kind: "in-place", operations: change.operations } });
       continue;
     }
     const refusing = change.decorations.filter((decoration) => byName.get(decoration)?.spec.updateStrategy?.recreatePolicy !== "Evict");
@@ -150,7 +170,7 @@ export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
     if (report !== undefined) reports.set(pod.metadata?.name ?? "", { ...report, blocked: { reason: "LifecycleStuck", message } });
   }
   const retryInMs = planned.retries.length === 0 ? undefined : Math.max(100, Math.min(...planned.retries));
-  return { steps: planned.steps, reports, waiting, ...(retryInMs === undefined ? {} : { retryInMs }) };
+  return { steps: [...repairs, ...planned.steps], reports, waiting, ...(retryInMs === undefined ? {} : { retryInMs }) };
 }
 
 type PodChangeDecision =
@@ -158,9 +178,15 @@ type PodChangeDecision =
   | { kind: "recreate"; reason: string; decorations: string[] }
   | { kind: "render-error"; message: string };
 
-function podChange(pod: Pod, recorded: ReadonlyMap<string, string>, changes: readonly RevisionChange[], revision: WorkloadPlanInput["revision"]): PodChangeDecision {
+function podChange(pod: Pod, recorded: ReadonlyMap<string, string>, changes: readonly RevisionChange[], revision: WorkloadPlanInput["revision"], drifted: ReadonlyMap<string, Drift>): PodChangeDecision {
   const lost = changes.filter((change) => recorded.has(change.name) && change.from === undefined).map((change) => change.name);
   if (lost.length > 0) return { kind: "recreate", reason: `the revisions it records of ${lost.join(", ")} are no longer stored`, decorations: lost };
+  // Drifted beyond what changes in place (a container, env, mounts, volumes): only a new pod has them.
+  const beyondRepair = changes.filter((change) => drifted.get(change.name)?.inPlace === false);
+  if (beyondRepair.length > 0) {
+    const reason = beyondRepair.map((change) => `it does not run the revision of ${change.name} it records (${drifted.get(change.name)!.details.join("; ")})`).join("; ");
+    return { kind: "recreate", reason, decorations: beyondRepair.map((change) => change.name) };
+  }
   const beyond = changes.flatMap((change) => {
     const reason = notInPlace(change);
     return reason === undefined ? [] : [{ name: change.name, reason }];

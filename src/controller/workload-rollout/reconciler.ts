@@ -76,8 +76,9 @@ export class WorkloadRolloutReconciler {
     const waiting = expectations.satisfied(key);
     if (!waiting.satisfied) return { requeueAfter: waiting.retryInMs };
 
-    const decorations = this.#options.decorations.list(namespace);
-    const byName = new Map(decorations.map((decoration) => [decoration.metadata.name ?? "", decoration]));
+    const { decorations, byName, updatedRevision } = this.#decorations.inNamespace(namespace);
+    // The cached objects, which Events are recorded on.
+    const cached = new Map(this.#options.decorations.list(namespace).map((decoration) => [decoration.metadata.name ?? "", decoration]));
     const ownNames = new Set(own.map((pod) => pod.metadata?.name ?? ""));
     const { scope, namespaces } = this.#options.webhookScope;
     const namespaceMetadata = namespaces.get(undefined, namespace)?.metadata;
@@ -88,7 +89,7 @@ export class WorkloadRolloutReconciler {
       pods: own,
       otherPods: (decoration) => selectablePods(pods, decoration).filter((pod) => !ownNames.has(pod.metadata?.name ?? "")),
       decorations,
-      updatedRevision: (decoration) => this.#decorations.updated(decoration)?.revisionName,
+      updatedRevision,
       revision: (name, revision) => this.#decorations.toApply(namespace, byName, name, revision),
       lifecycle: this.#options.lifecycle === undefined ? undefined : { nowMs: this.#options.clock.now(), ...this.#options.lifecycle },
     });
@@ -106,7 +107,7 @@ export class WorkloadRolloutReconciler {
     const worker = async () => {
       for (let step = queue.shift(); step !== undefined; step = queue.shift()) {
         try {
-          await this.#act(key, step, plan.reports.get(step.pod.metadata?.name ?? "")?.moving ?? [], byName, outcome);
+          await this.#act(key, step, plan.reports.get(step.pod.metadata?.name ?? "")?.moving ?? [], cached, outcome);
         } catch (error) {
           if (isNotFound(error) || isLostRace(error)) continue;
           const code = statusCode(error);
@@ -119,7 +120,7 @@ export class WorkloadRolloutReconciler {
     await Promise.all(Array.from({ length: Math.min(this.#options.burst ?? 16, plan.steps.length) }, worker));
     if (this.#options.evictions.size > 0) this.#options.evictions.retain(pods.list().map((pod) => pod.metadata?.uid ?? ""));
 
-    this.#reportBlocked(key, plan.reports, byName);
+    this.#reportBlocked(key, plan.reports, cached);
     this.#report(namespace, key, plan.reports);
     if (failures.length > 0) throw failures[0]!;
     return retries.length === 0 ? undefined : { requeueAfter: Math.min(...retries) };

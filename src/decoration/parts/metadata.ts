@@ -4,23 +4,42 @@ import type { MetadataPatch } from "../../api/poddecoration.ts";
 import { applyMergePatch } from "../merge-patch.ts";
 import type { Warn } from "./warn.ts";
 
-/** Renders the template's metadata patches into `metadata` (the renderer's own; its maps are replaced, never changed). */
-export function renderMetadata(metadata: ObjectMeta, patches: readonly MetadataPatch[], warn: Warn): void {
+/**
+ * Which of the metadata's maps a render has copied already and may change: copying each map for
+ * every decoration made a pod with many decorations cost their count times its labels.
+ */
+export interface OwnedMaps {
+  labels: boolean;
+  annotations: boolean;
+}
+
+/**
+ * Renders the template's metadata patches into `metadata` (the renderer's own). Its maps are
+ * replaced by copies, never changed — but for those `owned` says the render copied already.
+ */
+export function renderMetadata(metadata: ObjectMeta, patches: readonly MetadataPatch[], warn: Warn, owned: OwnedMaps = { labels: false, annotations: false }): void {
+  const writable = (field: "labels" | "annotations"): Record<string, string> => {
+    if (!owned[field]) {
+      metadata[field] = { ...metadata[field] };
+      owned[field] = true;
+    }
+    return (metadata[field] ??= {});
+  };
   patches.forEach((patch, index) => {
     const path = `template.metadata[${index}]`;
     const policy = patch.patchPolicy ?? "Retain";
     const labels = Object.entries(patch.labels ?? {});
     if (labels.length > 0) {
       if (policy === "MergePatchJson") warn(`${path}.labels`, "patchPolicy MergePatchJson applies to annotations only; labels skipped");
-      else metadata.labels = setEntries(metadata.labels, labels, policy === "Overwrite");
+      else setEntries(writable("labels"), labels, policy === "Overwrite");
     }
     const annotations = Object.entries(patch.annotations ?? {});
     if (annotations.length === 0) return;
     if (policy !== "MergePatchJson") {
-      metadata.annotations = setEntries(metadata.annotations, annotations, policy === "Overwrite");
+      setEntries(writable("annotations"), annotations, policy === "Overwrite");
       return;
     }
-    const target = (metadata.annotations = { ...metadata.annotations });
+    const target = writable("annotations");
     for (const [key, value] of annotations) {
       const current = target[key];
       // Absent or empty: nothing to merge into, the value is written as given (as KusionStack does).
@@ -42,10 +61,8 @@ export function renderMetadata(metadata: ObjectMeta, patches: readonly MetadataP
   });
 }
 
-function setEntries(map: Record<string, string> | undefined, entries: readonly [string, string][], overwrite: boolean): Record<string, string> {
-  const result = { ...map };
-  for (const [key, value] of entries) if (overwrite || !Object.hasOwn(result, key)) result[key] = value;
-  return result;
+function setEntries(map: Record<string, string>, entries: readonly [string, string][], overwrite: boolean): void {
+  for (const [key, value] of entries) if (overwrite || !Object.hasOwn(map, key)) map[key] = value;
 }
 
 const NOT_JSON = Symbol("not JSON");

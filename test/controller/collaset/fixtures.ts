@@ -3,7 +3,7 @@
 import type { CollaSet } from "../../../src/api/collaset.ts";
 import type { PodTemplateSpec } from "../../../src/api/kubernetes.ts";
 import type { PodDecoration } from "../../../src/api/poddecoration.ts";
-import { formatRevisionsAnnotation, REVISIONS_ANNOTATION } from "../../../src/decoration/recording.ts";
+import { decorationLabelKey, formatRevisionsAnnotation, REVISIONS_ANNOTATION } from "../../../src/decoration/recording.ts";
 import type { DecorationToApply } from "../../../src/decoration/render.ts";
 import type { RevisionSources } from "../../../src/controller/collaset/slot-pod.ts";
 import type { Pod } from "../../../src/kube/objects.ts";
@@ -54,6 +54,8 @@ export function pod(name: string, options: PodOptions = {}): Pod {
         app: "web",
         ...(options.id === undefined ? {} : { "collaset.kusionstack.io/instance-id": String(options.id) }),
         "controller-revision-hash": options.template ?? "web-r1",
+        // As rendered: a label recording each decoration's revision.
+        ...Object.fromEntries(Object.entries(options.decorations ?? {}).map(([n, revision]) => [decorationLabelKey(n), revision])),
       },
       annotations: {
         [REVISIONS_ANNOTATION]: formatRevisionsAnnotation(Object.entries(options.decorations ?? {}).map(([n, revision]) => ({ name: n, revision }))),

@@ -8,6 +8,8 @@ import { pino } from "pino";
 import type { CollaSet } from "../../../src/api/collaset.ts";
 import type { CachedCollaSet } from "../../../src/controller/collaset/reconciler.ts";
 import { CollaSetReconciler } from "../../../src/controller/collaset/reconciler.ts";
+import { RolloutReports } from "../../../src/controller/workload-rollout/reports.ts";
+import type { PodDecoration } from "../../../src/api/poddecoration.ts";
 import { Evictions } from "../../../src/controller/eviction.ts";
 import { ContextWrites } from "../../../src/controller/collaset/context-writes.ts";
 import type { CachedResourceContext } from "../../../src/controller/collaset/resource-context.ts";
@@ -44,6 +46,11 @@ export class ReconcilerHarness {
   readonly #failures = new Map<Write, Error[]>();
   #version = 1;
 
+  /** The namespace's decorations, as the webhook's cache holds them (change the list to change them). */
+  readonly decorations: PodDecoration[] = [];
+  /** What the reconciler reports of its pods' decorations (the decorations' status reads it). */
+  readonly rolloutReports = new RolloutReports();
+
   /** lifecycle: run the reconciler with PodOpsLifecycle (default off). */
   constructor(options: { lifecycle?: { drainDelayMs: number; stuckAfterMs: number } } = {}) {
     const stored = <T extends KubeObject>(cache: FrozenCache<T>, object: T): T => {
@@ -69,7 +76,8 @@ export class ReconcilerHarness {
       collaSets: this.collaSets,
       pods: this.pods,
       revisions: this.revisions,
-      decorations: { decorations: () => [], revisionData: () => undefined },
+      decorations: { decorations: (namespace) => this.decorations.filter((decoration) => decoration.metadata.namespace === namespace), revisionData: () => undefined },
+      rolloutReports: this.rolloutReports,
       client: {
         collaSets: {
           jsonPatchStatus: (namespace, name, operations) =>
@@ -217,7 +225,7 @@ export function withClaimTemplate(cls: CollaSet, storage = "1Gi"): CollaSet {
   return cls;
 }
 
-export function collaSet(options: { replicas: number; image?: string; env?: string; maxUnavailable?: number }): CollaSet {
+export function collaSet(options: { replicas: number; image?: string; env?: string; maxUnavailable?: number; paused?: boolean }): CollaSet {
   return {
     apiVersion: "apps.kusionstack.io/v1alpha1",
     kind: "CollaSet",
@@ -230,6 +238,7 @@ export function collaSet(options: { replicas: number; image?: string; env?: stri
         spec: { containers: [{ name: "app", image: options.image ?? "nginx:1.27", env: [{ name: "MODE", value: options.env ?? "blue" }] }] },
       },
       updateStrategy: { rollingUpdate: { maxUnavailable: options.maxUnavailable ?? 1 } },
+      ...(options.paused === undefined ? {} : { paused: options.paused }),
     },
   };
 }

@@ -81,3 +81,39 @@ describe("CollaSet reconciler: namespaces are walls", () => {
     expect(harness.status("ns", "web")?.replicas).toBe(2);
   });
 });
+
+describe("CollaSet reconciler: what holds its pods' decorations back is said (DESIGN §10)", () => {
+  const logging = (image: string) => ({
+    apiVersion: "apps.kusionstack.io/v1alpha1",
+    kind: "PodDecoration",
+    metadata: { name: "logging", namespace: "ns", creationTimestamp: "2026-11-01T00:00:00Z" },
+    spec: { selector: { matchLabels: { app: "web" } }, template: { containers: [{ name: "log-shipper", image }] } },
+  });
+
+  it("reports every pod a paused CollaSet keeps from a decoration's new revision, with the CollaSet as holder", async () => {
+    const harness = new ReconcilerHarness();
+    harness.decorations.push(logging("shipper:1"));
+    harness.applyCollaSet(collaSet({ replicas: 2 }));
+    await harness.reconciler.reconcile("ns/web");
+    harness.runPods();
+    await harness.reconciler.reconcile("ns/web");
+    const pods = harness.pods.list("ns");
+    expect(pods.map((pod) => pod.spec?.containers.find((container) => container.name === "log-shipper")?.image)).toEqual(["shipper:1", "shipper:1"]);
+    expect(harness.rolloutReports.size).toBe(0);
+
+    harness.applyCollaSet(collaSet({ replicas: 2, paused: true }));
+    harness.decorations.splice(0, 1, logging("shipper:2"));
+    await harness.reconciler.reconcile("ns/web");
+    const key = `ns/CollaSet/web/${harness.collaSets.get("ns", "web")!.metadata.uid ?? ""}`;
+    for (const pod of pods) {
+      expect(harness.rolloutReports.get(key, pod.metadata?.name ?? "")).toEqual({
+        moving: ["logging"],
+        blocked: { reason: "Paused", message: `pod ${pod.metadata?.name ?? ""}: CollaSet web is paused (spec.paused): its pods keep what they have until it is resumed` },
+      });
+    }
+    // Resumed: the pods move, and nothing is held any more.
+    harness.applyCollaSet(collaSet({ replicas: 2 }));
+    await harness.reconciler.reconcile("ns/web");
+    expect([...pods].some((pod) => harness.rolloutReports.get(key, pod.metadata?.name ?? "")?.blocked !== undefined)).toBe(false);
+  });
+});

@@ -183,11 +183,13 @@ describe("planSync: updates", () => {
     expect(summary(result.actions)).toEqual(["in-place a", "recreate b"]);
   });
 
-  it("judges a pod by what it runs: one that records the updated revision but runs the old sidecar is moved", () => {
+  it("judges a pod by what it runs: one that records the updated revision but runs the old sidecar gets the new one in place", () => {
     // Its author rewrote the record to claim l2 while the pod runs l1's image (fluent-bit:1).
     const pinned = pod("a", { id: 0, decorations: { logging: "l2" }, images: sidecarImages });
     const result = plan(collaSet({ replicas: 1 }), [pinned], { decorations: { a: { logging: "l2" } } });
-    expect(summary(result.actions)).toEqual(["recreate a"]);
+    expect(summary(result.actions)).toEqual(["in-place a"]);
+    const update = result.actions[0];
+    expect(update?.kind === "in-place" ? update.operations : []).toContainEqual({ op: "replace", path: "/spec/containers/0/image", value: "fluent-bit:2" });
     // The honest record of the same pod is left alone.
     expect(plan(collaSet({ replicas: 1 }), [pod("a", { id: 0, decorations: { logging: "l2" }, images: { ...sidecarImages, "logging-sidecar": "fluent-bit:2" } })], { decorations: { a: { logging: "l2" } } }).actions).toEqual([]);
   });

@@ -103,6 +103,8 @@ describe("status.details", () => {
     const byWorkload = desiredStatus({ decoration: decoration(), pods: workloadPods, updatedRevision: REVISION, collisionCount: 0, templateValid: TEMPLATE_VALID, now: "2026-11-24T00:00:00Z", workloads: new WorkloadTally("shop", "certs", reports) });
     expect(byWorkload.workloads!.length + (byWorkload.omittedWorkloads ?? 0)).toBe(100_000);
     expect(byWorkload.omittedWorkloads).toBeGreaterThan(99_000);
+    // Said, as the pod lists' cap is.
+    expect(byWorkload.conditions?.find((condition) => condition.type === "WorkloadDetail")).toMatchObject({ status: "False", reason: "TooManyWorkloads" });
 
     for (const status of [byCollaSet, byWorkload]) expect(Buffer.byteLength(JSON.stringify(status))).toBeLessThan(ETCD_OBJECT_LIMIT / 2);
     // Within the budget nothing is counted as left out.
@@ -157,12 +159,12 @@ describe("what status derives once per cached pod", () => {
     const shape: PodShape = { app: "web", phase: "Running", deleting: false, ready: false, collaSet: "web", recorded: [{ name: "certs", revision: "certs-5b8c9d7f6" }] };
     pods.upsert(shapedPod("web-0", shape));
     const before = pods.get("shop", "web-0")!;
-    expect(statusFacts(before)).toEqual({ name: "web-0", live: true, recorded: ["certs", "certs-5b8c9d7f6"], ready: false, collaSet: "web" });
+    expect(statusFacts(before)).toMatchObject({ name: "web-0", live: true, recorded: ["certs", "certs-5b8c9d7f6"], ready: false, collaSet: "web" });
     expect(statusOf(decoration(), pods.list())).toMatchObject({ injectedPods: 1, updatedPods: 0, updatedReadyPods: 0 });
 
     pods.upsert(shapedPod("web-0", { ...shape, ready: true, collaSet: "api", recorded: [{ name: "certs", revision: REVISION }] }));
     const after = pods.get("shop", "web-0")!;
-    expect(statusFacts(after)).toEqual({ name: "web-0", live: true, recorded: ["certs", REVISION], ready: true, collaSet: "api" });
+    expect(statusFacts(after)).toMatchObject({ name: "web-0", live: true, recorded: ["certs", REVISION], ready: true, collaSet: "api" });
     expect(statusOf(decoration(), pods.list())).toMatchObject({ updatedPods: 1, updatedReadyPods: 1, details: [{ collaSet: "api", affectedReplicas: 1 }] });
     // The old object's facts stay what they were: it was never mutated.
     expect(statusFacts(before).ready).toBe(false);

@@ -187,14 +187,16 @@ describe("planWorkload", () => {
     expect(blocked(outOfScope("shop", {}, {}, false))).toMatch(/namespace is not known/);
   });
 
-  it("judges a pod by what it runs: one that records the updated revision but runs the old sidecar is outdated", () => {
+  it("judges a pod by what it runs: one that records the updated revision but runs the old sidecar gets the updated sidecar put back in place", () => {
     const pinned = deploymentPod("web-a", [r1]);
     // Its author rewrote the bookkeeping to claim r2 (the updated revision) while it runs r1's sidecar.
     const forged = { ...pinned, metadata: { ...pinned.metadata, labels: { ...pinned.metadata?.labels, "poddecoration.kusionstack.io/pd-logging": "logging-r2" }, annotations: { ...pinned.metadata?.annotations, [REVISIONS_ANNOTATION]: '[{"name":"logging","revision":"logging-r2"}]' } } };
     const evicting = podDecoration("logging", { updateStrategy: { recreatePolicy: "Evict" } });
     const result = plan([forged], [evicting], [r1, r2], { logging: "logging-r2" });
     expect(result.reports.get("web-a")?.moving).toEqual(["logging"]);
-    expect(kinds(result.steps)).toEqual(["evict web-a"]);
+    expect(kinds(result.steps)).toEqual(["in-place web-a"]);
+    const step = result.steps[0];
+    expect(step?.kind === "in-place" ? step.operations : []).toContainEqual({ op: "replace", path: "/spec/containers/0/image", value: r2.template.containers![0]!.image });
     // The pod that runs what it records stays.
     expect(plan([deploymentPod("web-b", [r2])], [evicting], [r1, r2], { logging: "logging-r2" }).reports.size).toBe(0);
   });
@@ -217,3 +219,40 @@ describe("planWorkload", () => {
     expect(settled.steps).toEqual([]);
   });
 });
+
+describe("planWorkload: drift from the recorded revision (DESIGN §10, what pods run is what counts)", () => {
+  const marked: DecorationToApply = { ...sidecar("logging-r1", "shipper:1"), template: { metadata: [{ patchPolicy: "Overwrite", labels: { logs: "shipped" } }], containers: [{ name: "shipper", image: "shipper:1" }] } };
+
+  it("puts a label the decoration set back at once, outside the rollout's budget and lifecycle", () => {
+    const rendered = deploymentPod("web-a", [marked], { gate: true });
+    const { logs: _removed, ...labels } = rendered.metadata!.labels!;
+    const drifted = { ...rendered, metadata: { ...rendered.metadata, labels } };
+    const result = plan([drifted], [podDecoration("logging", { updateStrategy: { rollingUpdate: { maxUnavailable: 0 } } })], [marked], { logging: "logging-r1" }, true);
+    // No operation begins: the pod stays in traffic.
+    expect(kinds(result.steps)).toContain("in-place web-a");
+    expect(kinds(result.steps)).not.toContain("start-operation web-a");
+    expect(applied(drifted, result.steps).metadata?.labels?.logs).toBe("shipped");
+  });
+
+  it("puts an image the pod author set back in place, within the budget", () => {
+    const rendered = deploymentPod("web-a", [marked]);
+    const reverted = { ...rendered, spec: { ...rendered.spec!, containers: rendered.spec!.containers.map((container) => (container.name === "shipper" ? { ...container, image: "shipper:0" } : container)) } };
+    const result = plan([reverted], [podDecoration("logging")], [marked], { logging: "logging-r1" });
+    expect(kinds(result.steps)).toEqual(["in-place web-a"]);
+    expect(applied(reverted, result.steps).spec?.containers.find((container) => container.name === "shipper")?.image).toBe("shipper:1");
+  });
+
+  it("reports a pod that does not have what its recorded revision injects, or evicts it under recreatePolicy Evict", () => {
+    const withEnv: DecorationToApply = { ...sidecar("logging-r1", "shipper:1", { env: [{ name: "LEVEL", value: "info" }] }) };
+    // Created with the revision's sidecar but another env (a record forged, or written while no webhook ran).
+    const forged = deploymentPod("web-a", [sidecar("logging-r1", "shipper:1", { env: [{ name: "LEVEL", value: "off" }] })]);
+    const reported = plan([forged], [podDecoration("logging")], [withEnv], { logging: "logging-r1" });
+    expect(result(reported)).toEqual({ steps: [], blocked: "NeedsRecreation" });
+    expect(reported.reports.get("web-a")?.blocked?.message).toContain('it does not run the revision of logging it records (the env of container "shipper" is not the revision\'s)');
+    expect(kinds(plan([forged], [podDecoration("logging", { updateStrategy: { recreatePolicy: "Evict" } })], [withEnv], { logging: "logging-r1" }).steps)).toEqual(["evict web-a"]);
+  });
+});
+
+function result(planned: WorkloadPlan) {
+  return { steps: kinds(planned.steps), blocked: [...planned.reports.values()][0]?.blocked?.reason };
+}
