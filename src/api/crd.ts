@@ -4,7 +4,8 @@
 // rather than emitting a CRD the API server would refuse.
 import type { TSchema } from "typebox";
 import { COLLASET_PLURAL, CollaSetSpecSchema, CollaSetStatusSchema } from "./collaset.ts";
-import { COLLASET_KIND, GROUP, POD_DECORATION_KIND, RESOURCE_CONTEXT_KIND, VERSION } from "./group.ts";
+import { CLUSTER_POD_DECORATION_KIND, COLLASET_KIND, GROUP, OWN_GROUP, POD_DECORATION_KIND, RESOURCE_CONTEXT_KIND, VERSION } from "./group.ts";
+import { CLUSTER_POD_DECORATION_PLURAL, ClusterPodDecorationSpecSchema, ClusterPodDecorationStatusSchema } from "./cluster-poddecoration.ts";
 import { RESOURCE_CONTEXT_PLURAL, ResourceContextSpecSchema } from "./resource-context.ts";
 import { POD_DECORATION_PLURAL, PodDecorationSpecSchema, PodDecorationStatusSchema } from "./poddecoration.ts";
 
@@ -25,7 +26,7 @@ export interface CustomResourceDefinition {
   spec: {
     group: string;
     names: { kind: string; listKind: string; plural: string; singular: string; shortNames: string[] };
-    scope: "Namespaced";
+    scope: "Namespaced" | "Cluster";
     versions: {
       name: string;
       served: boolean;
@@ -103,9 +104,12 @@ function rootSchema(description: string, spec: TSchema, status: TSchema | undefi
 
 const AGE: PrinterColumn = { name: "AGE", type: "date", jsonPath: ".metadata.creationTimestamp" };
 
-/** What sets one of our kinds' CRD apart; the rest is the same for all (our group, one namespaced version). */
+/** What sets one of our kinds' CRD apart; the rest is the same for all (one version). */
 interface KindDefinition {
   kind: string;
+  /** Default KusionStack's group, namespaced. */
+  group?: string;
+  scope?: "Namespaced" | "Cluster";
   plural: string;
   singular: string;
   shortName: string;
@@ -121,11 +125,11 @@ function definition(kind: KindDefinition): CustomResourceDefinition {
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
-    metadata: { name: `${kind.plural}.${GROUP}` },
+    metadata: { name: `${kind.plural}.${kind.group ?? GROUP}` },
     spec: {
-      group: GROUP,
+      group: kind.group ?? GROUP,
       names: { kind: kind.kind, listKind: `${kind.kind}List`, plural: kind.plural, singular: kind.singular, shortNames: [kind.shortName] },
-      scope: "Namespaced",
+      scope: kind.scope ?? "Namespaced",
       versions: [{
         name: VERSION,
         served: true,
@@ -180,6 +184,27 @@ export function collaSetDefinition(): CustomResourceDefinition {
   });
 }
 
+export function clusterPodDecorationDefinition(): CustomResourceDefinition {
+  return definition({
+    kind: CLUSTER_POD_DECORATION_KIND,
+    group: OWN_GROUP,
+    scope: "Cluster",
+    plural: CLUSTER_POD_DECORATION_PLURAL,
+    singular: "clusterpoddecoration",
+    shortName: "cpd",
+    description: "ClusterPodDecoration renders into the pods of every namespace its namespaceSelector selects what a PodDecoration renders into the pods of its own; owned by the platform team, out of every namespace's reach.",
+    spec: ClusterPodDecorationSpecSchema,
+    status: ClusterPodDecorationStatusSchema,
+    columns: [
+      { name: "NAMESPACES", type: "integer", jsonPath: ".status.selectedNamespaces", description: "Namespaces its namespaceSelector selects." },
+      { name: "MATCHED", type: "integer", jsonPath: ".status.matchedPods", description: "Pods it selects, over every selected namespace." },
+      { name: "UPDATED", type: "integer", jsonPath: ".status.updatedPods", description: "Pods running the updated revision." },
+      { name: "UPDATED_READY", type: "integer", jsonPath: ".status.updatedReadyPods", description: "Ready pods running the updated revision." },
+      { name: "UPDATED_REVISION", type: "string", jsonPath: ".status.updatedRevision", description: "The revision of the current spec." },
+    ],
+  });
+}
+
 /** kuperator's ResourceContext, served here so its readers find the instance ids where kuperator records them. */
 export function resourceContextDefinition(): CustomResourceDefinition {
   return definition({
@@ -195,5 +220,5 @@ export function resourceContextDefinition(): CustomResourceDefinition {
 
 /** Every CRD this project serves, in a stable order. */
 export function customResourceDefinitions(): CustomResourceDefinition[] {
-  return [collaSetDefinition(), podDecorationDefinition(), resourceContextDefinition()];
+  return [collaSetDefinition(), podDecorationDefinition(), resourceContextDefinition(), clusterPodDecorationDefinition()];
 }

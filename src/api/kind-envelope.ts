@@ -25,6 +25,8 @@ export function kindObjectSchema<Spec extends TSchema, Status extends TSchema>(s
 
 export interface KindRules<Spec> {
   kind: string;
+  /** The kind's apiVersion (default KusionStack's group's). */
+  apiVersion?: string;
   specSchema: TSchema;
   /** What the spec's schema cannot say; called only on a spec the schema accepts. */
   validateSpec(spec: Spec): FieldError[];
@@ -42,7 +44,8 @@ export function kindValidator<Spec>(rules: KindRules<Spec>): (value: unknown) =>
     // A null field is an absent one (the API server prunes it): never a reason to refuse.
     const object = withoutNullFields(value as Record<string, unknown>);
     const errors: FieldError[] = [];
-    if (object.apiVersion !== API_VERSION) errors.push(notSupportedError("apiVersion", object.apiVersion, [API_VERSION]));
+    const apiVersion = rules.apiVersion ?? API_VERSION;
+    if (object.apiVersion !== apiVersion) errors.push(notSupportedError("apiVersion", object.apiVersion, [apiVersion]));
     if (object.kind !== rules.kind) errors.push(notSupportedError("kind", object.kind, [rules.kind]));
     if (object.metadata === undefined) errors.push(requiredError("metadata"));
     else errors.push(...metadataChecker.errors(object.metadata, "metadata"));

@@ -1,6 +1,6 @@
 // Which of our objects controls another: the controller ownerReference (metav1.GetControllerOf)
 // of our group and a given kind. The one definition of "owned by a CollaSet" / "a PodDecoration's".
-import { COLLASET_KIND, isOurGroup, POD_DECORATION_KIND } from "./group.ts";
+import { CLUSTER_POD_DECORATION_KIND, COLLASET_KIND, isOurGroup, OWN_GROUP, POD_DECORATION_KIND } from "./group.ts";
 
 interface OwnerReference {
   apiVersion?: string;
@@ -28,6 +28,12 @@ export function collaSetOwnerOf<R extends OwnerReference>(object: Owned<R>): R |
 /** The PodDecoration controlling a revision, if one does. */
 export function podDecorationOwnerOf<R extends OwnerReference>(object: Owned<R>): R | undefined {
   return controllerOfKind(object, POD_DECORATION_KIND);
+}
+
+/** The ClusterPodDecoration controlling a revision (of the project's own group), if one does. */
+export function clusterPodDecorationOwnerOf<R extends OwnerReference>(object: Owned<R>): R | undefined {
+  const owner = object.metadata?.ownerReferences?.find((reference) => reference.controller === true);
+  return owner?.kind === CLUSTER_POD_DECORATION_KIND && (owner.apiVersion ?? "").startsWith(`${OWN_GROUP}/`) ? owner : undefined;
 }
 
 /** The workload a pod belongs to: the unit a rollout's maxUnavailable and status count by. */

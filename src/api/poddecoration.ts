@@ -115,32 +115,41 @@ export const InjectStrategySchema = Type.Object({
 });
 export type InjectStrategy = Static<typeof InjectStrategySchema>;
 
-export const PodDecorationSpecSchema = Type.Object({
-  selector: Type.Optional(Type.Unsafe<LabelSelector>({
-    ...LabelSelectorSchema,
-    description: "Pods of the namespace to decorate; {} selects every pod, an unset selector none.",
-  })),
-  injectStrategy: Type.Optional(InjectStrategySchema),
-  weight: Type.Optional(Type.Integer({ description: "KusionStack's field for injectStrategy.weight; used when injectStrategy.weight is unset." })),
-  updateStrategy: Type.Optional(Type.Object({
-    rollingUpdate: Type.Optional(Type.Object({
-      partition: Type.Optional(Type.Integer({ minimum: 0, description: "Number of matched pods (with selector: of the pods it selects) that stay on their current revision." })),
-      selector: Type.Optional(LabelSelectorSchema),
-      maxUnavailable: Type.Optional(IntOrString({
-        description: "Pods of one workload (a Deployment, StatefulSet, DaemonSet, Job, or the namespace's pods without a controller) that the rollout may make unavailable at once: a count or a percentage of the workload's matched pods; 1 when unset. CollaSet pods follow their CollaSet's maxUnavailable.",
+/**
+ * A decoration's spec fields: a PodDecoration's, and — with the fields it adds to the rolling
+ * update — a ClusterPodDecoration's (cluster-poddecoration.ts).
+ */
+export function decorationSpecProperties<Extra extends Record<string, ReturnType<typeof Type.Optional>>>(rollingUpdateExtra: Extra) {
+  return {
+    selector: Type.Optional(Type.Unsafe<LabelSelector>({
+      ...LabelSelectorSchema,
+      description: "Pods of the namespace to decorate; {} selects every pod, an unset selector none.",
+    })),
+    injectStrategy: Type.Optional(InjectStrategySchema),
+    weight: Type.Optional(Type.Integer({ description: "KusionStack's field for injectStrategy.weight; used when injectStrategy.weight is unset." })),
+    updateStrategy: Type.Optional(Type.Object({
+      rollingUpdate: Type.Optional(Type.Object({
+        partition: Type.Optional(Type.Integer({ minimum: 0, description: "Number of matched pods (with selector: of the pods it selects) that stay on their current revision." })),
+        selector: Type.Optional(LabelSelectorSchema),
+        maxUnavailable: Type.Optional(IntOrString({
+          description: "Pods of one workload (a Deployment, StatefulSet, DaemonSet, Job, or the namespace's pods without a controller) that the rollout may make unavailable at once: a count or a percentage of the workload's matched pods; 1 when unset. CollaSet pods follow their CollaSet's maxUnavailable.",
+        })),
+        ...rollingUpdateExtra,
+      })),
+      recreatePolicy: Type.Optional(StringEnum(RECREATE_POLICIES, {
+        description: "For pods not owned by a CollaSet whose change cannot be made in place (more than images and metadata): Never (unset) reports them outdated and leaves them running; Evict evicts them through the Eviction API, PodDisruptionBudgets holding, so their owner recreates them with the updated revision.",
+      })),
+      newPodRevision: Type.Optional(StringEnum(NEW_POD_REVISIONS, {
+        description: "Which revision a pod created during a rollout gets where the partition leaves the choice: Updated (unset) or Current. The partition's count holds either way.",
       })),
     })),
-    recreatePolicy: Type.Optional(StringEnum(RECREATE_POLICIES, {
-      description: "For pods not owned by a CollaSet whose change cannot be made in place (more than images and metadata): Never (unset) reports them outdated and leaves them running; Evict evicts them through the Eviction API, PodDisruptionBudgets holding, so their owner recreates them with the updated revision.",
-    })),
-    newPodRevision: Type.Optional(StringEnum(NEW_POD_REVISIONS, {
-      description: "Which revision a pod created during a rollout gets where the partition leaves the choice: Updated (unset) or Current. The partition's count holds either way.",
-    })),
-  })),
-  historyLimit: Type.Optional(Type.Integer({ minimum: 0, default: DEFAULT_HISTORY_LIMIT, description: "ControllerRevisions kept; 0 means the default, 20." })),
-  disablePodDetail: Type.Optional(Type.Boolean()),
-  template: Type.Optional(PodDecorationTemplateSchema),
-});
+    historyLimit: Type.Optional(Type.Integer({ minimum: 0, default: DEFAULT_HISTORY_LIMIT, description: "ControllerRevisions kept; 0 means the default, 20." })),
+    disablePodDetail: Type.Optional(Type.Boolean()),
+    template: Type.Optional(PodDecorationTemplateSchema),
+  };
+}
+
+export const PodDecorationSpecSchema = Type.Object(decorationSpecProperties({}));
 export type PodDecorationSpec = Static<typeof PodDecorationSpecSchema>;
 
 /** Why a pod of another owner than a CollaSet does not move to the revision it should have. */
@@ -148,6 +157,7 @@ export const BLOCKED_REASONS = ["NeedsRecreation", "EvictionRefused", "RenderErr
 
 function WorkloadStatusSchema() {
   return Type.Object({
+    namespace: Type.Optional(Type.String({ description: "A ClusterPodDecoration's: the workload's namespace." })),
     kind: Type.String({ description: "Deployment, StatefulSet, DaemonSet, Job, another controller's kind, or Pod for the pods without a controller." }),
     name: Type.String({ description: "The workload's name; for a pod without a controller (a workload of its own), the pod's." }),
     matchedPods: Type.Integer(),
@@ -248,7 +258,7 @@ export function decorationWeight(pd: Pick<PodDecoration, "spec">): number {
   return pd.spec.injectStrategy?.weight ?? pd.spec.weight ?? 0;
 }
 
-const podDecorationValidator = kindValidator({ kind: POD_DECORATION_KIND, specSchema: PodDecorationSpecSchema, validateSpec });
+const podDecorationValidator = kindValidator({ kind: POD_DECORATION_KIND, specSchema: PodDecorationSpecSchema, validateSpec: validatePodDecorationSpec });
 
 /**
  * Structural validation (DESIGN §2): the schema, then the rules a schema cannot say. Missing
@@ -260,7 +270,8 @@ export function validatePodDecoration(value: unknown): FieldError[] {
   return podDecorationValidator(value);
 }
 
-function validateSpec(spec: PodDecorationSpec): FieldError[] {
+/** The rules of a PodDecoration's spec a schema cannot say; a ClusterPodDecoration's spec shares them. */
+export function validatePodDecorationSpec(spec: PodDecorationSpec): FieldError[] {
   // No selector is valid: it selects no pod (a warning says so).
   const errors = spec.selector === undefined ? [] : validateLabelSelector(spec.selector, "spec.selector");
   const rollingUpdate = spec.updateStrategy?.rollingUpdate;

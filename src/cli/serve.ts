@@ -35,7 +35,10 @@ import { admissionScope } from "../decoration/admission-scope.ts";
 import { resources } from "../kube/resources.ts";
 import type { CachedResourceContext } from "../controller/collaset/resource-context.ts";
 import { COLLASET_NAME_LABEL } from "../revision/collaset-revision-data.ts";
-import { POD_DECORATION_NAME_LABEL } from "../revision/controller-revision.ts";
+import { CLUSTER_POD_DECORATION_NAME_LABEL, POD_DECORATION_NAME_LABEL } from "../revision/controller-revision.ts";
+import { ClusterDecorations, type CachedClusterDecoration, type FleetWiring } from "../controller/cluster-decorations.ts";
+import { clusterPodDecorationController } from "../controller/poddecoration/cluster-controller.ts";
+import { selectorMatches } from "../decoration/selector.ts";
 import { admissionHandlers } from "../webhook/admission-handlers.ts";
 import { cachedDecorationSource } from "../webhook/decoration-source.ts";
 import { createMetricsServer } from "../webhook/metrics-server.ts";
@@ -108,6 +111,15 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
   const decorations = informers.forResource<CachedDecoration>(resources.podDecorations);
   // Only decoration revisions: CollaSet template revisions are the CollaSet controller's.
   const revisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: POD_DECORATION_NAME_LABEL });
+  // ClusterPodDecorations (DESIGN §12), their revisions (in this namespace), and the namespaces
+  // they select by label: only a namespace's name and labels are kept.
+  const clusterDecorations = informers.forResource<CachedClusterDecoration>(resources.clusterPodDecorations);
+  const clusterRevisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { namespace: options.namespace, labelSelector: CLUSTER_POD_DECORATION_NAME_LABEL });
+  const namespaces = informers.forResource<Namespace>(resources.namespaces, {}, { transform: (namespace) => ({ metadata: { name: namespace.metadata?.name, labels: namespace.metadata?.labels, resourceVersion: namespace.metadata?.resourceVersion } }) });
+  const scope = admissionScope(options.scope);
+  const clusterIndex = new ClusterDecorations({ decorations: clusterDecorations.cache, namespaces: namespaces.cache, scope });
+  clusterDecorations.addEventHandler({ onAdd: () => clusterIndex.changed(), onUpdate: () => clusterIndex.changed(), onDelete: () => clusterIndex.changed() });
+  const clusterCaches = { decorations: clusterIndex, revisions: clusterRevisions.cache, revisionNamespace: options.namespace };
 
   const certificates = await servingCertificates(options, client, logger, signal);
   started.push({ what: "serving certificates", stop: () => certificates.stop() });
@@ -127,7 +139,7 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
     limits: { maxConnectionsPerSource: options.maxConnectionsPerSource },
     readiness: () => readiness(),
     handlers: admissionHandlers({
-      source: cachedDecorationSource(decorations.cache, revisions.cache, options.decorationBounds),
+      source: cachedDecorationSource(decorations.cache, revisions.cache, options.decorationBounds, clusterCaches),
       onDecorationError: options.onDecorationError,
       trustRequester: trustUsernames(controllerUsernames),
       onInternalError: (error) => logger.error({ err: error, webhook: "mutate-pods" }, "decorating a pod failed; it was admitted undecorated"),
@@ -135,7 +147,8 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
     }, {
       bounds: options.decorationBounds,
       reviewAccess: subjectAccessReviewer(config),
-      decorations: (namespace) => decorations.cache.list(namespace),
+      // A namespace's own and the cluster ones selecting it: out-ranking a cluster one needs update on it.
+      decorations: (namespace) => [...decorations.cache.list(namespace), ...clusterIndex.forNamespace(namespace)],
       namespaceLabels: async (namespace) => {
         try {
           return (await client.core.namespaces.get(namespace)).metadata?.labels ?? {};
@@ -144,6 +157,16 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
           throw error;
         }
       },
+    }, {
+      bounds: options.decorationBounds,
+      reviewAccess: subjectAccessReviewer(config),
+      clusterDecorations: () => clusterDecorations.cache.list(),
+      namespacesInScope: () => namespaces.cache.list().flatMap((namespace) => {
+        const name = namespace.metadata?.name ?? "";
+        const labels = clusterIndex.namespaceLabels(name) ?? {};
+        return selectorMatches(scope.namespaceSelector, labels) ? [{ name, labels }] : [];
+      }),
+      namespaceDecorations: (namespace) => [...decorations.cache.list(namespace), ...clusterIndex.forNamespace(namespace)],
     }),
   });
 
@@ -188,7 +211,8 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
 
   // Registered once: leadership may be lost and won again in one process.
   const metrics = new RuntimeMetrics(registry);
-  const controllers = (leadership: AbortSignal) => runControllers({ client, decorations, revisions, metrics, logger, identity, options }, leadership);
+  const fleet: FleetWiring = { decorations: clusterIndex, informers: { clusterDecorations, revisions: clusterRevisions, namespaces } };
+  const controllers = (leadership: AbortSignal) => runControllers({ client, decorations, revisions, fleet, metrics, logger, identity, options }, leadership);
   const leader = metrics.leader(options.leaderElectionId);
   // Without leader election this process leads alone, for as long as it runs.
   if (!options.leaderElect) leader.leading(true);
@@ -214,10 +238,12 @@ interface ControllerDependencies {
   client: KubeClient<CachedDecoration, CachedCollaSet>;
   decorations: Informer<CachedDecoration>;
   revisions: Informer<ControllerRevision>;
+  /** ClusterPodDecorations, their revisions and the namespaces they select: the webhook's caches. */
+  fleet: FleetWiring;
   metrics: RuntimeMetrics;
   logger: Logger;
   identity: string;
-  options: Pick<ServeOptions, "podOpsLifecycle" | "lifecycleDrainDelayMs" | "lifecycleStuckAfterMs" | "scope" | "decorationBounds">;
+  options: Pick<ServeOptions, "podOpsLifecycle" | "lifecycleDrainDelayMs" | "lifecycleStuckAfterMs" | "scope" | "decorationBounds" | "namespace">;
 }
 
 /** Everything that runs only on the leader; returns when leadership (or the process) ends. */
@@ -231,13 +257,13 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const collaSetRevisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: COLLASET_NAME_LABEL });
   const claims = informers.forResource<PersistentVolumeClaim>(resources.persistentVolumeClaims);
   const resourceContexts = informers.forResource<CachedResourceContext>(resources.resourceContexts);
-  // Only what the pod webhook's namespaceSelector reads: a namespace's name and labels.
-  const namespaces = informers.forResource<Namespace>(resources.namespaces, {}, { transform: (namespace) => ({ metadata: { name: namespace.metadata?.name, labels: namespace.metadata?.labels, resourceVersion: namespace.metadata?.resourceVersion } }) });
+  // The webhook's namespace cache: only what namespaceSelectors read, a namespace's name and labels.
+  const { namespaces } = dependencies.fleet.informers;
   informers.start(leadership);
   // The decoration caches outlive leaderships (the webhook serves from them) and stay "synced"
   // through an outage while their watches back off for up to 30 s: a leader acting on them then
   // would render replacements from decorations as they were, and move those pods again later.
-  const current = await Promise.all([dependencies.decorations.relist(leadership), dependencies.revisions.relist(leadership)]);
+  const current = await Promise.all([dependencies.decorations.relist(leadership), dependencies.revisions.relist(leadership), dependencies.fleet.informers.clusterDecorations.relist(leadership), dependencies.fleet.informers.revisions.relist(leadership)]);
   if (current.includes(false)) {
     await informers.stopped();
     return;
@@ -253,8 +279,25 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     logger,
     metrics: dependencies.metrics,
     bounds: dependencies.options.decorationBounds,
+    cluster: dependencies.fleet.decorations,
   });
-  const decorationSource = cachedDecorationSource(dependencies.decorations.cache, dependencies.revisions.cache, dependencies.options.decorationBounds);
+  const clusterPodDecorations = clusterPodDecorationController({
+    informers: { clusterDecorations: dependencies.fleet.informers.clusterDecorations, revisions: dependencies.fleet.informers.revisions, pods, namespaces, decorations: dependencies.decorations, collaSets },
+    cluster: dependencies.fleet.decorations,
+    client,
+    releaseNamespace: dependencies.options.namespace,
+    rolloutReports,
+    bounds: dependencies.options.decorationBounds,
+    events,
+    clock: realClock,
+    logger,
+    metrics: dependencies.metrics,
+  });
+  const decorationSource = cachedDecorationSource(dependencies.decorations.cache, dependencies.revisions.cache, dependencies.options.decorationBounds, {
+    decorations: dependencies.fleet.decorations,
+    revisions: dependencies.fleet.informers.revisions.cache,
+    revisionNamespace: dependencies.options.namespace,
+  });
   const lifecycle = dependencies.options.podOpsLifecycle ? { lifecycle: { drainDelayMs: dependencies.options.lifecycleDrainDelayMs, stuckAfterMs: dependencies.options.lifecycleStuckAfterMs } } : {};
   const decorationReportsChanged = (namespace: string, names: ReadonlySet<string>) => {
     for (const name of names) podDecorations.enqueue(namespacedKey(namespace, name));
@@ -265,6 +308,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     client,
     rolloutReports,
     reportsChanged: decorationReportsChanged,
+    cluster: dependencies.fleet,
     events,
     ...lifecycle,
     clock: realClock,
@@ -278,6 +322,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     client,
     reports: rolloutReports,
     reportsChanged: decorationReportsChanged,
+    cluster: dependencies.fleet,
     events,
     ...lifecycle,
     clock: realClock,
@@ -285,7 +330,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     metrics: dependencies.metrics,
   });
   logger.info("controllers starting");
-  await Promise.all([podDecorations.start(leadership), collaSetsController.start(leadership), workloadRollouts.start(leadership)]);
+  await Promise.all([podDecorations.start(leadership), clusterPodDecorations.start(leadership), collaSetsController.start(leadership), workloadRollouts.start(leadership)]);
   await informers.stopped();
   logger.info("controllers stopped");
 }

@@ -9,6 +9,7 @@ import type { DecorationToApply } from "../decoration/render.ts";
 import { storedRevision, updatedRevisions, type DecorationSource } from "../decoration/updated-revisions.ts";
 import { DEFAULT_DECORATION_BOUNDS } from "../decoration/engine-bounds.ts";
 import { withinNamespaceLimit } from "../decoration/namespace-limit.ts";
+import { decorationKey, isClusterKey } from "../decoration/decoration-kind.ts";
 
 /** One namespace's decorations as a reconcile reads them, once. */
 export interface NamespaceDecorations {
@@ -43,7 +44,7 @@ export class DecorationRevisions {
     const inert = new Set(over);
     return {
       decorations,
-      byName: new Map(decorations.map((decoration) => [decoration.metadata.name ?? "", decoration])),
+      byName: new Map(decorations.map((decoration) => [decorationKey(decoration), decoration])),
       updatedRevision: (decoration) => (inert.has(decoration) ? undefined : this.updated(decoration)?.revisionName),
       maxSelectionRounds: bounds.maxSelectionRounds,
     };
@@ -67,7 +68,8 @@ export class DecorationRevisions {
   toApply(namespace: string, decorations: ReadonlyMap<string, PodDecoration>, name: string, revision: string): DecorationToApply | undefined {
     const decoration = decorations.get(name);
     const updated = decoration === undefined ? undefined : this.updated(decoration);
-    const found = updated?.revisionName === revision ? updated : storedRevision(this.#source, namespace, revision);
+    const revisionNamespace = isClusterKey(name) ? (this.#source.clusterRevisionNamespace ?? "") : namespace;
+    const found = updated?.revisionName === revision ? updated : storedRevision(this.#source, revisionNamespace, revision);
     if (found === undefined) return undefined;
     return { name, namespace, creationTimestamp: decoration?.metadata.creationTimestamp, ...found };
   }

@@ -14,6 +14,7 @@ import { renderMetadata } from "../decoration/parts/metadata.ts";
 import { decorationLabelKey } from "../decoration/recording.ts";
 import { orderOf } from "../decoration/selection.ts";
 import { sortInDecorationOrder } from "../decoration/order.ts";
+import { decorationKey, isClusterDecoration } from "../decoration/decoration-kind.ts";
 
 /** A place for one pod of the CollaSet: a live pod, one being replaced, or one to create. */
 export interface Slot {
@@ -38,6 +39,20 @@ export interface DecorationTargetsInput<P extends PodLike> {
   slots: readonly Slot[];
   /** Rounds of selection a new pod's labels are given (DESIGN §10); the engine's default when absent. */
   maxSelectionRounds?: number;
+  /**
+   * Whether a decoration selects a pod (default isMatchedPod: in its namespace). A
+   * ClusterPodDecoration's rollout plans over its pods of every namespace it selects (DESIGN §12),
+   * which `otherPods` then gives.
+   */
+  matched?: (decoration: PodDecoration, pod: P) => boolean;
+  /** A namespace's labels, for a ClusterPodDecoration's namespace canary. */
+  namespaceLabels?: (namespace: string) => Labels | undefined;
+  /**
+   * Whether a decoration a slot's pod records that is not among `decorations` stays as it is: a
+   * ClusterPodDecoration whose namespaceSelector no longer selects the namespace (DESIGN §12,
+   * labelled out: existing pods keep what they have).
+   */
+  keeps?: (key: string) => boolean;
 }
 
 /** Slot name → decoration name → target revision. Decorations a slot should not carry are absent. */
@@ -64,7 +79,7 @@ export function decorationTargets<P extends PodLike>(input: DecorationTargetsInp
 function labelsRendered(labels: Labels, targets: ReadonlyMap<string, string> | undefined, decorations: readonly PodDecoration[]): Labels {
   if (targets === undefined || targets.size === 0) return labels;
   const metadata: { labels?: Record<string, string> } = { labels: { ...labels } };
-  const chosen = sortInDecorationOrder(decorations.filter((decoration) => targets.has(decoration.metadata.name ?? "")), orderOf);
+  const chosen = sortInDecorationOrder(decorations.filter((decoration) => targets.has(decorationKey(decoration))), orderOf);
   for (const decoration of chosen) {
     renderMetadata(metadata, (decoration.spec.template?.metadata ?? []).filter((patch) => patch.patchPolicy !== "MergePatchJson"), () => undefined);
   }
@@ -81,7 +96,7 @@ function targetsOf<P extends PodLike>(input: DecorationTargetsInput<P>, slots: r
   const candidates = new Map<string, { decoration: PodDecoration; revision: string }[]>(slots.map((slot) => [slot.name, []]));
   for (const decoration of input.decorations) {
     if ((decoration.metadata.namespace ?? "") !== input.namespace || decoration.metadata.deletionTimestamp != null) continue;
-    const name = decoration.metadata.name ?? "";
+    const name = decorationKey(decoration);
     const selected = slots.filter((slot) => selectorMatches(decoration.spec.selector, slot.labels));
     if (selected.length === 0) continue;
     const updated = input.updatedRevision(decoration);
@@ -92,20 +107,29 @@ function targetsOf<P extends PodLike>(input: DecorationTargetsInput<P>, slots: r
       }
       continue;
     }
+    // A cluster decoration plans over pods of several namespaces: each is known by namespace and name.
+    const fleet = isClusterDecoration(decoration);
+    const rolloutName = (namespace: string, pod: string) => (fleet ? `${namespace}\0${pod}` : pod);
+    const matched = input.matched ?? isMatchedPod;
     const rolloutPods: RolloutPod[] = [];
-    for (const pod of input.otherPods(decoration)) {
-      if (!isMatchedPod(decoration, pod)) continue;
-      rolloutPods.push({ name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isPodReady(pod), current: input.recorded(pod)?.get(name) });
+    // Only a partition counts other pods: without one, each pod's target is its own.
+    const others = decoration.spec.updateStrategy?.rollingUpdate?.partition === undefined ? [] : input.otherPods(decoration);
+    for (const pod of others) {
+      if (!matched(decoration, pod)) continue;
+      const namespace = pod.metadata?.namespace ?? "";
+      rolloutPods.push({ name: rolloutName(namespace, pod.metadata?.name ?? ""), labels: pod.metadata?.labels ?? {}, ready: isPodReady(pod), current: input.recorded(pod)?.get(name), ...(fleet ? { namespaceLabels: input.namespaceLabels?.(namespace) } : {}) });
     }
-    for (const slot of selected) rolloutPods.push({ name: slot.name, labels: slot.labels, ready: slot.ready, current: slot.current.get(name), isNew: slot.isNew === true });
+    const ownLabels = fleet ? input.namespaceLabels?.(input.namespace) : undefined;
+    for (const slot of selected) rolloutPods.push({ name: rolloutName(input.namespace, slot.name), labels: slot.labels, ready: slot.ready, current: slot.current.get(name), isNew: slot.isNew === true, ...(fleet ? { namespaceLabels: ownLabels } : {}) });
     const plan = planRollout(decoration, updated, rolloutPods, decoration.status?.currentRevision);
     for (const slot of selected) {
-      const target = plan.get(slot.name);
+      const target = plan.get(rolloutName(input.namespace, slot.name));
       if (target !== undefined) candidates.get(slot.name)?.push({ decoration, revision: target });
     }
   }
 
   const targets = new Map<string, Map<string, string>>();
+  const slotsByName = new Map(slots.map((slot) => [slot.name, slot]));
   for (const [slot, list] of candidates) {
     const best = new Map<string, number>();
     for (const { decoration } of list) {
@@ -115,7 +139,10 @@ function targetsOf<P extends PodLike>(input: DecorationTargetsInput<P>, slots: r
     const chosen = new Map<string, string>();
     for (const { decoration, revision } of list) {
       const group = decorationGroup(decoration);
-      if (group === "" || decorationWeight(decoration) >= (best.get(group) ?? Number.NEGATIVE_INFINITY)) chosen.set(decoration.metadata.name ?? "", revision);
+      if (group === "" || decorationWeight(decoration) >= (best.get(group) ?? Number.NEGATIVE_INFINITY)) chosen.set(decorationKey(decoration), revision);
+    }
+    if (input.keeps !== undefined) {
+      for (const [key, revision] of slotsByName.get(slot)?.current ?? []) if (!chosen.has(key) && input.keeps(key)) chosen.set(key, revision);
     }
     targets.set(slot, chosen);
   }

@@ -17,6 +17,10 @@ export interface RevisionOwner {
   kind: string;
   /** The label naming the owner on its revisions. */
   ownerLabelKey: string;
+  /** Where its revisions live when not in its own namespace (a cluster-scoped owner's: the release namespace). */
+  revisionNamespace?: string;
+  /** Put before the owner's name in its revisions' (see CLUSTER_REVISION_PREFIX). */
+  namePrefix?: string;
 }
 
 export type StoreResult =
@@ -51,10 +55,11 @@ export class RevisionHistory {
     this.#options = options;
   }
 
-  /** The owner's revisions in the cache (found by the controller ownerReference's uid). */
-  of(owner: KubeObject): StoredRevision[] {
+  /** The owner's revisions in the cache (found by the controller ownerReference's uid), in its own namespace or `namespace`. */
+  of(owner: KubeObject, namespace?: string): StoredRevision[] {
+    const key = namespace === undefined ? controlledByKey(owner) : controlledByKey({ metadata: { namespace, uid: owner.metadata?.uid } });
     return this.#options.revisions
-      .byIndex(controllerUidIndex, controlledByKey(owner))
+      .byIndex(controllerUidIndex, key)
       .map((revision) => ({ name: revision.metadata?.name ?? "", revision: revision.revision, data: revision.data as unknown }));
   }
 
@@ -64,7 +69,7 @@ export class RevisionHistory {
    * `escape` (the status update event reconciles again, hashing to another name).
    */
   async storeNewest(owner: RevisionOwner & { object: CollidingOwner }, data: unknown, escape: (collisionCount: number) => Promise<unknown>): Promise<Stored> {
-    const history = this.of(owner.object);
+    const history = this.of(owner.object, owner.revisionNamespace);
     const collisionCount = owner.object.status?.collisionCount ?? 0;
     const stored = await this.store(owner, data, collisionCount, history);
     if (stored.kind === "wait") return { kind: "requeue", result: { requeueAfter: 500 } };
@@ -79,8 +84,9 @@ export class RevisionHistory {
 
   /** Makes `data` the owner's newest revision. */
   async store(owner: RevisionOwner, data: unknown, collisionCount: number, history: readonly StoredRevision[]): Promise<StoreResult> {
-    const { namespace = "", name = "", uid = "" } = owner.object.metadata ?? {};
-    const plan = planRevision(name, data, collisionCount, history);
+    const { name = "", uid = "" } = owner.object.metadata ?? {};
+    const namespace = owner.revisionNamespace ?? owner.object.metadata?.namespace ?? "";
+    const plan = planRevision(`${owner.namePrefix ?? ""}${name}`, data, collisionCount, history);
     switch (plan.kind) {
       case "reuse":
         return { kind: "stored", name: plan.name };
@@ -97,6 +103,7 @@ export class RevisionHistory {
           data,
           hash: plan.hash,
           revision: plan.revision,
+          namePrefix: owner.namePrefix,
         });
         try {
           await this.#options.client.create(revision);

@@ -7,6 +7,7 @@ import { specRevision } from "../revision/revision-data.ts";
 import { podWithoutNullFields } from "../api/null-fields.ts";
 import { type DecorationToApply, type RenderResult, renderReadPod } from "./render.ts";
 import { DecorationBoundsError } from "./decoration-error.ts";
+import { decorationKey, kindSlashName } from "./decoration-kind.ts";
 import { DEFAULT_MAX_SELECTION_ROUNDS, type EngineBounds } from "./engine-bounds.ts";
 import { type Exclusion, selectApplicable, selectDecorations } from "./selection.ts";
 import { selectorKeys } from "./selector.ts";
@@ -79,7 +80,7 @@ function tooManyRounds(joining: readonly PodDecoration[], maxRounds: number): De
   const [first] = joining;
   const others = joining.length > 1 ? ` (with ${joining.length - 1} more)` : "";
   return new DecorationBoundsError(
-    first!.metadata,
+    { namespace: first!.metadata.namespace, name: decorationKey(first!) },
     `selects the pod only through labels other decorations set, in selection round ${maxRounds + 1}${others}: decorations may select labels decorations set at most ${maxRounds - 1} deep (${maxRounds} rounds)`,
   );
 }
@@ -117,14 +118,14 @@ function render(pod: Pod, chosen: ReadonlySet<PodDecoration>, revisionFor: Revis
   const warnings: string[] = [];
   const toApply: DecorationToApply[] = [];
   for (const decoration of chosen) {
-    const name = decoration.metadata.name ?? "";
+    const name = decorationKey(decoration);
     const revision = revisionFor(decoration, pod);
     if (revision === undefined) {
-      warnings.push(`PodDecoration/${name}: no revision is known yet; not applied`);
+      warnings.push(`${kindSlashName(name)}: no revision is known yet; not applied`);
       continue;
     }
     if ("notRendered" in revision) {
-      warnings.push(`PodDecoration/${name}: ${revision.notRendered}; not applied`);
+      warnings.push(`${kindSlashName(name)}: ${revision.notRendered}; not applied`);
       continue;
     }
     toApply.push({ name, namespace: decoration.metadata.namespace, creationTimestamp: decoration.metadata.creationTimestamp, ...revision });

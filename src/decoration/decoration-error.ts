@@ -2,9 +2,11 @@
 // webhook ran), its revision is unusable, or rendering it into this pod would make a pod the
 // API server refuses. The message names the decoration; the pod webhook admits or refuses
 // the pod as `onDecorationError` says, the controllers report it.
+import { describeKey } from "./decoration-kind.ts";
 export class DecorationError extends Error {
+  /** `decoration.name` is the decoration's key (decoration-kind.ts): a ClusterPodDecoration says so. */
   constructor(decoration: { namespace?: string | undefined; name?: string | undefined }, reason: string) {
-    super(`PodDecoration ${decoration.namespace ?? ""}/${decoration.name ?? ""}: ${reason}`);
+    super(`${describeKey(decoration.name ?? "", decoration.namespace)}: ${reason}`);
   }
 }
 

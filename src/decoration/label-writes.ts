@@ -5,6 +5,7 @@
 import type { LabelSelector } from "../api/label-selector.ts";
 import type { MetadataPatch, PodDecoration } from "../api/poddecoration.ts";
 import { decorationLabelKey } from "./recording.ts";
+import { decorationKey } from "./decoration-kind.ts";
 import { isValidSelector } from "./selector.ts";
 
 /** A label value a decoration sets, or ANY_VALUE for one not known in advance (a revision's name). */
@@ -27,7 +28,7 @@ export function labelsSetBy(decoration: PodDecoration): [string, WrittenValue][]
       for (const [key, value] of Object.entries(patch.labels ?? {})) if (typeof value === "string") set.push([key, value]);
     }
   }
-  set.push([decorationLabelKey(decoration.metadata.name ?? ""), ANY_VALUE]);
+  set.push([decorationLabelKey(decorationKey(decoration)), ANY_VALUE]);
   return set;
 }
 

@@ -5,6 +5,7 @@
 // and stay inert: no new pod gets them, no rollout moves a pod to or from them, and their status
 // says so. Decorations being deleted count for nothing: they select no pod. Pure.
 import type { PodDecoration } from "../api/poddecoration.ts";
+import { isClusterDecoration } from "./decoration-kind.ts";
 
 /** The chart's default (`admission.maxDecorationsPerNamespace`; see the README, Operations). */
 export const DEFAULT_MAX_DECORATIONS_PER_NAMESPACE = 200;
@@ -38,7 +39,10 @@ function countLive(decorations: readonly PodDecoration[]): number {
   return count;
 }
 
+/** ClusterPodDecorations first (the platform's count before any namespace's), then the oldest. */
 function compareAge(a: PodDecoration, b: PodDecoration): number {
+  const cluster = Number(isClusterDecoration(b)) - Number(isClusterDecoration(a));
+  if (cluster !== 0) return cluster;
   const [createdA, createdB] = [a.metadata.creationTimestamp ?? "", b.metadata.creationTimestamp ?? ""];
   // RFC 3339 in UTC with whole seconds, as the API server writes it, sorts as text.
   if (createdA !== createdB) return createdA < createdB ? -1 : 1;

@@ -1,7 +1,10 @@
 // The order decorations are rendered in (DESIGN §3): group ascending with ungrouped first,
-// weight ascending, creation time ascending, name ascending. Later ones render on top.
+// weight ascending, creation time ascending, name ascending, then kind — a PodDecoration before a
+// ClusterPodDecoration of the same name (DESIGN §12). Later ones render on top.
+import { isClusterKey, nameOfKey } from "./decoration-kind.ts";
 
 export interface DecorationOrderKey {
+  /** The decoration's key (decoration-kind.ts): its name, and its kind. */
   name: string;
   group: string;
   weight: number;
@@ -12,17 +15,18 @@ export interface DecorationOrderKey {
 /** An order key with its timestamp parsed, ready for comparison. */
 export interface DecorationOrder {
   name: string;
+  cluster: boolean;
   group: string;
   weight: number;
   created: number;
 }
 
 export function decorationOrder(key: DecorationOrderKey): DecorationOrder {
-  return { name: key.name, group: key.group, weight: key.weight, created: timestampMillis(key.creationTimestamp) };
+  return { name: nameOfKey(key.name), cluster: isClusterKey(key.name), group: key.group, weight: key.weight, created: timestampMillis(key.creationTimestamp) };
 }
 
 export function compareDecorationOrder(a: DecorationOrder, b: DecorationOrder): number {
-  return compareStrings(a.group, b.group) || a.weight - b.weight || compareNumbers(a.created, b.created) || compareStrings(a.name, b.name);
+  return compareStrings(a.group, b.group) || a.weight - b.weight || compareNumbers(a.created, b.created) || compareStrings(a.name, b.name) || Number(a.cluster) - Number(b.cluster);
 }
 
 /** A sorted copy of `items`; each item's order is computed once. */

@@ -11,6 +11,7 @@ import { decorationGroup, decorationWeight, primaryTargetPolicy, type MetadataPa
 import { compareDecorationOrder, type DecorationOrder, decorationOrder } from "./order.ts";
 import { DEFAULT_NAMESPACE, orderOf } from "./selection.ts";
 import { selectorsOverlap } from "./selector-overlap.ts";
+import { decorationKey, isClusterDecoration, kindSlashName } from "./decoration-kind.ts";
 import { brokenBy, keyDemands, labelsSetBy, labelWrites, type LabelWrites } from "./label-writes.ts";
 
 export interface OutRanked {
@@ -28,27 +29,98 @@ export interface OutRanked {
  */
 export function outRankedDecorations(candidate: PodDecoration, others: readonly PodDecoration[], writes: LabelWrites = namespaceWrites(candidate, others)): OutRanked[] {
   const namespace = candidate.metadata.namespace ?? DEFAULT_NAMESPACE;
-  const name = candidate.metadata.name ?? "";
+  const key = decorationKey(candidate);
   const candidateOrder = orderOfCandidate(candidate);
   const result: OutRanked[] = [];
   for (const other of others) {
-    if ((other.metadata.namespace ?? DEFAULT_NAMESPACE) !== namespace || (other.metadata.name ?? "") === name) continue;
+    if ((other.metadata.namespace ?? DEFAULT_NAMESPACE) !== namespace || decorationKey(other) === key) continue;
     if (other.metadata.deletionTimestamp != null || !selectorsOverlap(candidate.spec.selector, other.spec.selector, writes)) continue;
-    const reasons = outRankingReasons(candidate, candidateOrder, other, `${namespace}/${other.metadata.name ?? ""}`);
+    const reasons = outRankingReasons(candidate, candidateOrder, other, referenceOf(other, namespace));
     if (reasons.length > 0) result.push({ decoration: other, reasons });
   }
   return result;
 }
 
+/**
+ * Every out-ranking among a namespace's decorations: out-ranked decoration → who out-ranks it and
+ * how. Only pairs that share something one of them could out-rank the other by are judged (the
+ * same group, a container, volume, label or annotation name, primary-container patches, an
+ * affinity, a runtime class, a label one sets and the other selects by), so a namespace of
+ * decorations that touch different things costs a pass, not a judgement per pair.
+ */
+export function outRankingsWithin(decorations: readonly PodDecoration[], writes: LabelWrites = labelWrites(decorations)): Map<PodDecoration, { by: PodDecoration; reasons: string[] }[]> {
+  const live = decorations.filter((decoration) => decoration.metadata.deletionTimestamp == null);
+  const sharing = new Map<string, PodDecoration[]>();
+  const readers = new Map<string, PodDecoration[]>();
+  const file = (index: Map<string, PodDecoration[]>, key: string, decoration: PodDecoration) => {
+    const list = index.get(key);
+    if (list === undefined) index.set(key, [decoration]);
+    else if (list[list.length - 1] !== decoration) list.push(decoration);
+  };
+  for (const decoration of live) {
+    for (const key of footprint(decoration)) file(sharing, key, decoration);
+    for (const key of keyDemands(decoration.spec.selector)?.keys() ?? []) file(readers, key, decoration);
+  }
+  const pairs = new Map<PodDecoration, Set<PodDecoration>>();
+  const pair = (a: PodDecoration, b: PodDecoration) => {
+    if (a === b) return;
+    let set = pairs.get(a);
+    if (set === undefined) pairs.set(a, (set = new Set()));
+    set.add(b);
+  };
+  for (const members of sharing.values()) for (const a of members) for (const b of members) pair(a, b);
+  for (const decoration of live) for (const [key] of labelsSetBy(decoration)) for (const reader of readers.get(key) ?? []) pair(decoration, reader);
+  const result = new Map<PodDecoration, { by: PodDecoration; reasons: string[] }[]>();
+  for (const [candidate, others] of pairs) {
+    for (const { decoration, reasons } of outRankedDecorations(candidate, [...others], writes)) {
+      const list = result.get(decoration);
+      if (list === undefined) result.set(decoration, [{ by: candidate, reasons }]);
+      else list.push({ by: candidate, reasons });
+    }
+  }
+  return result;
+}
+
+/** What a decoration renders that another could out-rank it by, or it another (see outRankingReasons). */
+function footprint(decoration: PodDecoration): Set<string> {
+  const keys = new Set<string>();
+  const group = decorationGroup(decoration);
+  if (group !== "") keys.add(`group/${group}`);
+  const template = decoration.spec.template ?? {};
+  for (const container of [...objects<Container>(template.containers), ...objects<Container>(template.initContainers)]) keys.add(`container/${container.name}`);
+  for (const patch of objects<PrimaryContainerPatch>(template.primaryContainers)) {
+    if (typeof patch.name === "string") keys.add(`container/${patch.name}`);
+    if (nonEmpty(patch.image)) keys.add("primary-image");
+    for (const variable of objects<EnvVar>(patch.env)) keys.add(`primary-env/${variable.name}`);
+    for (const mount of objects<VolumeMount>(patch.volumeMounts)) keys.add(`primary-mount/${mount.mountPath}`);
+  }
+  for (const volume of objects<Volume>(template.volumes)) keys.add(`volume/${volume.name}`);
+  for (const patch of objects<MetadataPatch>(template.metadata)) {
+    for (const key of Object.keys(patch.labels ?? {})) keys.add(`label/${key}`);
+    for (const key of Object.keys(patch.annotations ?? {})) keys.add(`annotation/${key}`);
+  }
+  const override = template.affinity?.overrideAffinity;
+  if (override?.nodeAffinity != null || (template.affinity?.nodeSelectorTerms?.length ?? 0) > 0) keys.add("nodeAffinity");
+  if (override?.podAffinity != null) keys.add("podAffinity");
+  if (override?.podAntiAffinity != null) keys.add("podAntiAffinity");
+  if (nonEmpty(template.runtimeClassName)) keys.add("runtimeClassName");
+  return keys;
+}
+
 /** The labels the candidate and the others of its namespace can set (the candidate replacing its own earlier version). */
 export function namespaceWrites(candidate: PodDecoration, others: readonly PodDecoration[]): LabelWrites {
   const namespace = candidate.metadata.namespace ?? DEFAULT_NAMESPACE;
-  const name = candidate.metadata.name ?? "";
-  return labelWrites([candidate, ...others.filter((other) => (other.metadata.name ?? "") !== name && (other.metadata.namespace ?? DEFAULT_NAMESPACE) === namespace)]);
+  const key = decorationKey(candidate);
+  return labelWrites([candidate, ...others.filter((other) => decorationKey(other) !== key && (other.metadata.namespace ?? DEFAULT_NAMESPACE) === namespace)]);
+}
+
+/** How a message names another decoration: `namespace/name`, or `ClusterPodDecoration/name`. */
+function referenceOf(decoration: PodDecoration, namespace: string): string {
+  return isClusterDecoration(decoration) ? kindSlashName(decorationKey(decoration)) : `${namespace}/${decoration.metadata.name ?? ""}`;
 }
 
 function orderOfCandidate(candidate: PodDecoration): DecorationOrder {
-  const order = decorationOrder({ name: candidate.metadata.name ?? "", group: decorationGroup(candidate), weight: decorationWeight(candidate), creationTimestamp: candidate.metadata.creationTimestamp });
+  const order = decorationOrder({ name: decorationKey(candidate), group: decorationGroup(candidate), weight: decorationWeight(candidate), creationTimestamp: candidate.metadata.creationTimestamp });
   return candidate.metadata.creationTimestamp === undefined ? { ...order, created: Number.POSITIVE_INFINITY } : order;
 }
 

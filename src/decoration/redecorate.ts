@@ -11,7 +11,7 @@ import { cloneJson, sameJson } from "../api/json.ts";
 import type { Pod } from "../api/pod.ts";
 import type { MetadataPatch, PodDecorationTemplate } from "../api/poddecoration.ts";
 import { renderMetadata } from "./parts/metadata.ts";
-import { decorationLabelKey, formatRevisionsAnnotation, podRevisions, REVISIONS_ANNOTATION } from "./recording.ts";
+import { CLUSTER_REVISIONS_ANNOTATION, decorationLabelKey, podRevisions, REVISIONS_ANNOTATION, withRecordedRevisions } from "./recording.ts";
 import { renderPod, type DecorationToApply } from "./render.ts";
 
 /** One decoration whose revision on the pod changes: from what it records (none: it records nothing) to its target (none: it goes). */
@@ -89,7 +89,7 @@ function baseOf(live: Pod, changes: readonly RevisionChange[], recordedTemplates
   }
   const changing = new Set(changes.map((change) => change.name));
   const kept = podRevisions(live).revisions.filter((entry) => !changing.has(entry.name));
-  if (kept.length > 0 || metadata.annotations?.[REVISIONS_ANNOTATION] !== undefined) (metadata.annotations ??= {})[REVISIONS_ANNOTATION] = formatRevisionsAnnotation(kept);
+  if (kept.length > 0 || metadata.annotations?.[REVISIONS_ANNOTATION] !== undefined || metadata.annotations?.[CLUSTER_REVISIONS_ANNOTATION] !== undefined) metadata.annotations = withRecordedRevisions(metadata.annotations, kept);
   return base;
 }
 

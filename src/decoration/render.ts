@@ -13,7 +13,8 @@ import { renderMetadata } from "./parts/metadata.ts";
 import { renderAffinity, renderRuntimeClass, renderTolerations } from "./parts/scheduling.ts";
 import { renderVolumes } from "./parts/volumes.ts";
 import type { Warn } from "./parts/warn.ts";
-import { decorationLabelKey, decorationLabelValue, formatInjectedContainers, formatRevisionsAnnotation, INJECTED_CONTAINERS_ANNOTATION, parseInjectedContainers, podRevisions, type RecordedRevision, REVISIONS_ANNOTATION } from "./recording.ts";
+import { decorationLabelKey, decorationLabelValue, formatInjectedContainers, INJECTED_CONTAINERS_ANNOTATION, parseInjectedContainers, podRevisions, type RecordedRevision, withRecordedRevisions } from "./recording.ts";
+import { kindSlashName } from "./decoration-kind.ts";
 import { podWithoutNullFields } from "../api/null-fields.ts";
 import { DecorationBoundsError, DecorationError } from "./decoration-error.ts";
 import type { RenderBudget } from "./engine-bounds.ts";
@@ -92,7 +93,7 @@ function renderInOrder(input: Pod, ordered: readonly DecorationToApply[], budget
   for (let index = 0; index < ordered.length; index++) {
     const decoration = ordered[index]!;
     if (budget?.spent() === true) throw outOfTime(decoration, index, ordered.length, budget);
-    const warn: Warn = (path, message) => warnings.push(`PodDecoration/${decoration.name}: ${path}: ${message}`);
+    const warn: Warn = (path, message) => warnings.push(`${kindSlashName(decoration.name)}: ${path}: ${message}`);
     const { template } = decoration;
     renderMetadata(metadata, template.metadata ?? [], warn, ownedMaps);
     renderInitContainers(spec, template.initContainers ?? [], initPlacement, warn);
@@ -148,11 +149,11 @@ function record(metadata: ObjectMeta, rendered: readonly DecorationToApply[], wa
   warnings.push(...previous.warnings);
   const applied = rendered.map(appliedOf);
   const revisions: RecordedRevision[] = [...previous.revisions, ...applied];
-  metadata.annotations = { ...metadata.annotations, [REVISIONS_ANNOTATION]: formatRevisionsAnnotation(revisions), [INJECTED_CONTAINERS_ANNOTATION]: injectedContainers(input, spec, rendered) };
+  metadata.annotations = { ...withRecordedRevisions(metadata.annotations, revisions), [INJECTED_CONTAINERS_ANNOTATION]: injectedContainers(input, spec, rendered) };
   const labels: Record<string, string> = {};
   for (const { name, revision } of applied) {
     const value = decorationLabelValue(revision);
-    if (value === undefined) warnings.push(`PodDecoration/${name}: revision ${JSON.stringify(revision)} is not a valid label value; no label recorded`);
+    if (value === undefined) warnings.push(`${kindSlashName(name)}: revision ${JSON.stringify(revision)} is not a valid label value; no label recorded`);
     else labels[decorationLabelKey(name)] = value;
   }
   if (Object.keys(labels).length > 0) metadata.labels = { ...metadata.labels, ...labels };

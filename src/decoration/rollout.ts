@@ -16,7 +16,7 @@
 // keep, gets the decoration's current revision.
 import type { NEW_POD_REVISIONS} from "../api/poddecoration.ts";
 import { type PodDecoration } from "../api/poddecoration.ts";
-import type { Labels } from "../api/label-selector.ts";
+import type { Labels, LabelSelector } from "../api/label-selector.ts";
 import { selectorMatches } from "./selector.ts";
 
 export type NewPodRevision = (typeof NEW_POD_REVISIONS)[number];
@@ -32,6 +32,30 @@ export interface RolloutPod {
   current: string | undefined;
   /** A pod about to be created (a CollaSet slot to fill). */
   isNew?: boolean;
+  /** Its namespace's labels: what a ClusterPodDecoration's namespace canary selects by. */
+  namespaceLabels?: Labels | undefined;
+}
+
+/**
+ * The rollout's canary (DESIGN §5, §12): `rollingUpdate.selector` over the pod's labels and, for
+ * a ClusterPodDecoration, `rollingUpdate.namespaceSelector` over its namespace's labels; a pod
+ * either does not select keeps what it has.
+ */
+function inCanary(decoration: PodDecoration, labels: Labels, namespaceLabels: Labels | undefined): boolean {
+  const { selector, namespaceSelector } = canaryOf(decoration);
+  if (selector !== undefined && !selectorMatches(selector, labels)) return false;
+  if (namespaceSelector !== undefined && !selectorMatches(namespaceSelector, namespaceLabels ?? {})) return false;
+  return true;
+}
+
+function hasCanary(decoration: PodDecoration): boolean {
+  const { selector, namespaceSelector } = canaryOf(decoration);
+  return selector !== undefined || namespaceSelector !== undefined;
+}
+
+/** The rolling update's selectors; a ClusterPodDecoration's has the namespace canary too. */
+function canaryOf(decoration: PodDecoration): { selector?: LabelSelector | undefined; namespaceSelector?: LabelSelector | undefined } {
+  return decoration.spec.updateStrategy?.rollingUpdate ?? {};
 }
 
 export interface PodLike {
@@ -65,14 +89,13 @@ export function isPodReady(pod: PodLike): boolean {
 export function planRollout(decoration: PodDecoration, updatedRevision: string, pods: readonly RolloutPod[], currentRevision?: string): Map<string, string | undefined> {
   const rollingUpdate = decoration.spec.updateStrategy?.rollingUpdate;
   const options = { newPods: newPodRevisionOf(decoration), currentRevision };
-  const selector = rollingUpdate?.selector;
-  if (selector === undefined) return partitionTargets(pods, updatedRevision, rollingUpdate?.partition ?? 0, options);
-  // The selector picks the candidates; the others keep what they have. With a partition too,
+  if (!hasCanary(decoration)) return partitionTargets(pods, updatedRevision, rollingUpdate?.partition ?? 0, options);
+  // The canary picks the candidates; the others keep what they have. With a partition too,
   // it holds back that many of the candidates (KusionStack ignores the partition then).
   const targets = new Map<string, string | undefined>();
   const candidates: RolloutPod[] = [];
   for (const pod of pods) {
-    if (selectorMatches(selector, pod.labels)) candidates.push(pod);
+    if (inCanary(decoration, pod.labels, pod.namespaceLabels)) candidates.push(pod);
     else targets.set(pod.name, keptBy(pod, currentRevision));
   }
   for (const [name, target] of partitionTargets(candidates, updatedRevision, rollingUpdate?.partition ?? 0, options)) targets.set(name, target);
@@ -122,8 +145,7 @@ export type RolloutStanding =
 export function rolloutStandings(decoration: PodDecoration, updatedRevision: string, pods: readonly RolloutPod[], currentRevision?: string): Map<string, RolloutStanding> {
   const plan = planRollout(decoration, updatedRevision, pods, currentRevision);
   const rollingUpdate = decoration.spec.updateStrategy?.rollingUpdate;
-  const selector = rollingUpdate?.selector;
-  const candidates = selector === undefined ? pods : pods.filter((pod) => selectorMatches(selector, pod.labels));
+  const candidates = hasCanary(decoration) ? pods.filter((pod) => inCanary(decoration, pod.labels, pod.namespaceLabels)) : pods;
   const positions = new Map(updateOrder(candidates, updatedRevision, newPodRevisionOf(decoration)).map((pod, index) => [pod.name, index + 1]));
   const standings = new Map<string, RolloutStanding>();
   for (const pod of pods) {
@@ -151,10 +173,10 @@ function keptBy(pod: RolloutPod, currentRevision: string | undefined): string | 
  * overshoots; the policy cannot choose an existing pod instead, so it does not change the
  * answer.
  */
-export function newPodMoves(decoration: PodDecoration, updatedRevision: string, labels: Labels): boolean {
+export function newPodMoves(decoration: PodDecoration, updatedRevision: string, labels: Labels, namespaceLabels?: Labels): boolean {
   const rollingUpdate = decoration.spec.updateStrategy?.rollingUpdate;
   if (rollingUpdate === undefined) return true;
-  if (rollingUpdate.selector !== undefined && !selectorMatches(rollingUpdate.selector, labels)) return false;
+  if (!inCanary(decoration, labels, namespaceLabels)) return false;
   const partition = rollingUpdate.partition;
   if (partition === undefined) return true;
   const status = decoration.status ?? {};

@@ -8,6 +8,7 @@ import { decorationGroup, decorationWeight, type PodDecoration } from "../api/po
 import { type DecorationOrder, decorationOrder, sortInDecorationOrder } from "./order.ts";
 import { podRevisions } from "./recording.ts";
 import { selectorMatches } from "./selector.ts";
+import { decorationKey, isClusterDecoration } from "./decoration-kind.ts";
 
 export type ExclusionReason = "namespace" | "selector" | "deleting" | "group" | "already-applied";
 
@@ -47,7 +48,7 @@ const orders = new WeakMap<PodDecoration, DecorationOrder>();
 export function orderOf(pd: PodDecoration): DecorationOrder {
   let order = orders.get(pd);
   if (order === undefined) {
-    order = decorationOrder({ name: pd.metadata.name ?? "", group: decorationGroup(pd), weight: decorationWeight(pd), creationTimestamp: pd.metadata.creationTimestamp });
+    order = decorationOrder({ name: decorationKey(pd), group: decorationGroup(pd), weight: decorationWeight(pd), creationTimestamp: pd.metadata.creationTimestamp });
     orders.set(pd, order);
   }
   return order;
@@ -93,14 +94,15 @@ function select(pod: Pod, decorations: readonly PodDecoration[], exclude: Exclud
   let settledGroups: Map<string, string> | undefined;
   for (let index = 0; index < decorations.length; index++) {
     const pd = decorations[index]!;
+    // A ClusterPodDecoration is given only for the namespaces it selects (the caller's view of the namespace).
     const pdNamespace = pd.metadata.namespace ?? DEFAULT_NAMESPACE;
-    if (pdNamespace !== namespace) {
+    if (pdNamespace !== namespace && !isClusterDecoration(pd)) {
       if (exclude !== undefined) exclude(pd, "namespace", inOtherNamespace(pdNamespace, namespace));
       continue;
     }
     if (recordedNames !== undefined) {
       const group = decorationGroup(pd);
-      const name = pd.metadata.name ?? "";
+      const name = decorationKey(pd);
       if (group !== "" && recordedNames.has(name) && settledGroups?.has(group) !== true) (settledGroups ??= new Map()).set(group, name);
     }
     if (!selectorMatches(pd.spec.selector, labels)) {
@@ -119,13 +121,13 @@ function select(pod: Pod, decorations: readonly PodDecoration[], exclude: Exclud
     if (group === "") continue;
     const weight = decorationWeight(pd);
     const best = winners?.get(group);
-    if (best === undefined || weight > best.weight) (winners ??= new Map()).set(group, { weight, names: [pd.metadata.name ?? ""] });
-    else if (weight === best.weight) best.names.push(pd.metadata.name ?? "");
+    if (best === undefined || weight > best.weight) (winners ??= new Map()).set(group, { weight, names: [decorationKey(pd)] });
+    else if (weight === best.weight) best.names.push(decorationKey(pd));
   }
 
   const apply: PodDecoration[] = [];
   for (const pd of matching) {
-    const name = pd.metadata.name ?? "";
+    const name = decorationKey(pd);
     const group = decorationGroup(pd);
     const winner = group === "" ? undefined : winners?.get(group);
     const settledBy = group === "" ? undefined : settledGroups?.get(group);

@@ -10,6 +10,7 @@ import { newPodMoves } from "./rollout.ts";
 import { specRevision } from "../revision/revision-data.ts";
 import { Compile } from "typebox/compile";
 import { DecorationError } from "./decoration-error.ts";
+import { decorationKey, isClusterDecoration } from "./decoration-kind.ts";
 import type { DecorationBounds } from "./engine-bounds.ts";
 
 /** What the webhook and the CollaSet controller read from their caches; every object in them is frozen. */
@@ -20,6 +21,15 @@ export interface DecorationSource {
   revisionData(namespace: string, name: string): unknown;
   /** What a pod's decorations may cost (DESIGN §10); the defaults when absent. */
   readonly bounds?: DecorationBounds | undefined;
+  /** Where ClusterPodDecorations' revisions live: the release namespace (DESIGN §12). */
+  readonly clusterRevisionNamespace?: string | undefined;
+  /** A namespace's labels (a ClusterPodDecoration's namespace canary reads them). */
+  namespaceLabels?(namespace: string): Readonly<Record<string, string>> | undefined;
+}
+
+/** The namespace a decoration's revisions live in: its own, or for a cluster one the release namespace. */
+export function revisionNamespaceOf(source: Pick<DecorationSource, "clusterRevisionNamespace">, decoration: { kind?: string | undefined; metadata: { namespace?: string | undefined } }): string {
+  return isClusterDecoration(decoration) ? (source.clusterRevisionNamespace ?? "") : (decoration.metadata.namespace ?? "");
 }
 
 const templateChecker = Compile(PodDecorationTemplateSchema);
@@ -41,19 +51,23 @@ export function updatedRevisions(source: DecorationSource): (decoration: PodDeco
   };
 }
 
+function errorSubject(decoration: PodDecoration): { namespace?: string | undefined; name: string } {
+  return { namespace: decoration.metadata.namespace, name: decorationKey(decoration) };
+}
+
 function resolve(source: DecorationSource, decoration: PodDecoration): DecorationRevision | DecorationError {
   const errors = validatePodDecoration(decoration);
   if (errors.length > 0) {
     // Written while no validating webhook was watching, e.g. before installation.
-    return new DecorationError(decoration.metadata, `invalid spec: ${formatFieldErrors("PodDecoration", decoration.metadata.name, errors).join("; ")}`);
+    return new DecorationError(errorSubject(decoration), `invalid spec: ${formatFieldErrors(decoration.kind ?? "PodDecoration", decoration.metadata.name, errors).join("; ")}`);
   }
   const live = specRevision(decoration, decoration.status?.collisionCount ?? 0);
-  const stored = source.revisionData(decoration.metadata.namespace ?? "", live.name);
+  const stored = source.revisionData(revisionNamespaceOf(source, decoration), live.name);
   if (stored === undefined) {
     return { revisionName: live.name, template: live.data.template, injectStrategy: live.data.injectStrategy };
   }
   if (!isRevisionData(stored)) {
-    return new DecorationError(decoration.metadata, `ControllerRevision ${live.name} holds data that is not a PodDecoration revision`);
+    return new DecorationError(errorSubject(decoration), `ControllerRevision ${live.name} holds data that is not a decoration revision`);
   }
   return { revisionName: live.name, template: stored.template, injectStrategy: stored.injectStrategy };
 }
@@ -86,11 +100,12 @@ export function newPodRevisions(source: DecorationSource): RevisionFor {
   const updated = updatedRevisions(source);
   return (decoration, pod) => {
     const revision = updated(decoration);
-    if (newPodMoves(decoration, revision.revisionName, pod.metadata?.labels ?? {})) return revision;
+    const namespaceLabels = isClusterDecoration(decoration) ? source.namespaceLabels?.(decoration.metadata.namespace ?? "") : undefined;
+    if (newPodMoves(decoration, revision.revisionName, pod.metadata?.labels ?? {}, namespaceLabels)) return revision;
     const current = decoration.status?.currentRevision;
     if (current === undefined || current === "") return { notRendered: "held back by its rollout, and it has no earlier revision to render" };
     if (current === revision.revisionName) return revision;
-    return storedRevision(source, decoration.metadata.namespace ?? "", current) ?? { notRendered: `held back by its rollout, and its current revision ${current} is not stored` };
+    return storedRevision(source, revisionNamespaceOf(source, decoration), current) ?? { notRendered: `held back by its rollout, and its current revision ${current} is not stored` };
   };
 }
 

@@ -13,6 +13,8 @@ export interface KusionClient<PodDecoration extends KubeObject = KubeObject, Col
   podDecorations: CustomResourceClient<PodDecoration>;
   collaSets: CustomResourceClient<CollaSet>;
   resourceContexts: ResourceClient<KubeObject>;
+  /** pod-decorator.io's ClusterPodDecorations (cluster-scoped: the namespace argument is ignored). */
+  clusterPodDecorations: CustomResourceClient<KubeObject>;
 }
 
 /** A typed client for any namespaced custom resource. */
@@ -37,6 +39,24 @@ export function customResourceClient<T extends KubeObject>(api: CustomObjectsApi
   return { ...objects, ...status };
 }
 
+/** A typed client for a cluster-scoped custom resource; the namespace arguments are ignored. */
+export function clusterCustomResourceClient<T extends KubeObject>(api: CustomObjectsApi, resource: ResourceType): CustomResourceClient<T> {
+  const target = { group: resource.group, version: resource.version, plural: resource.plural };
+  const objects = resourceClient<T>(resource, {
+    get: (_namespace, name) => api.getClusterCustomObject({ ...target, name }),
+    list: async (_namespace, options) => (await api.listClusterCustomObject({ ...target, ...options })) as { items: unknown[] },
+    create: (_namespace, body, fieldManager) => api.createClusterCustomObject({ ...target, body: body as object, fieldManager }),
+    replace: (_namespace, name, body, fieldManager) => api.replaceClusterCustomObject({ ...target, name, body: body as object, fieldManager }),
+    patch: ({ namespace: _namespace, ...args }, options) => api.patchClusterCustomObject({ ...target, ...args }, options),
+    delete: (_namespace, name, body) => api.deleteClusterCustomObject({ ...target, name, body }),
+  });
+  const status = statusClient<T>(resource, {
+    patchStatus: ({ namespace: _namespace, ...args }, options) => api.patchClusterCustomObjectStatus({ ...target, ...args }, options),
+    replaceStatus: (_namespace, name, body, fieldManager) => api.replaceClusterCustomObjectStatus({ ...target, name, body: body as object, fieldManager }),
+  });
+  return { ...objects, ...status };
+}
+
 export function kusionClient<PodDecoration extends KubeObject = KubeObject, CollaSet extends KubeObject = KubeObject>(
   config: KubeConfig,
 ): KusionClient<PodDecoration, CollaSet> {
@@ -45,5 +65,6 @@ export function kusionClient<PodDecoration extends KubeObject = KubeObject, Coll
     podDecorations: customResourceClient<PodDecoration>(api, resources.podDecorations),
     collaSets: customResourceClient<CollaSet>(api, resources.collaSets),
     resourceContexts: customResourceClient<KubeObject>(api, resources.resourceContexts),
+    clusterPodDecorations: clusterCustomResourceClient<KubeObject>(api, resources.clusterPodDecorations),
   };
 }

@@ -1,6 +1,6 @@
 // The resource types the controllers list and watch, described once so that paths,
 // list items' kind/apiVersion and informer names all come from the same place.
-import { COLLASET_KIND, GROUP, POD_DECORATION_KIND, RESOURCE_CONTEXT_KIND, VERSION } from "../api/group.ts";
+import { CLUSTER_POD_DECORATION_KIND, COLLASET_KIND, GROUP, OWN_GROUP, POD_DECORATION_KIND, RESOURCE_CONTEXT_KIND, VERSION } from "../api/group.ts";
 
 export interface ResourceType {
   /** "" for the core group. */
@@ -25,6 +25,7 @@ export const resources = {
   podDecorations: { group: GROUP, version: VERSION, plural: "poddecorations", kind: POD_DECORATION_KIND, namespaced: true },
   collaSets: { group: GROUP, version: VERSION, plural: "collasets", kind: COLLASET_KIND, namespaced: true },
   resourceContexts: { group: GROUP, version: VERSION, plural: "resourcecontexts", kind: RESOURCE_CONTEXT_KIND, namespaced: true },
+  clusterPodDecorations: { group: OWN_GROUP, version: VERSION, plural: "clusterpoddecorations", kind: CLUSTER_POD_DECORATION_KIND, namespaced: false },
 } as const satisfies Record<string, ResourceType>;
 
 export function apiVersionOf(resource: ResourceType): string {

@@ -6,6 +6,8 @@ import { boundedLabelValue, revisionName } from "./name.ts";
 
 export const REVISION_HASH_LABEL = "controller.kubernetes.io/hash";
 export const POD_DECORATION_NAME_LABEL = "poddecoration.kusionstack.io/name";
+/** On a ClusterPodDecoration's revisions (in the release namespace), its name. */
+export const CLUSTER_POD_DECORATION_NAME_LABEL = "pod-decorator.io/cluster-poddecoration";
 
 export interface RevisionOwner {
   apiVersion: string;
@@ -22,6 +24,8 @@ export interface ControllerRevisionInput {
   data: unknown;
   hash: string;
   revision: number;
+  /** Put before the owner's name in the revision's (a ClusterPodDecoration's `cpd-`). */
+  namePrefix?: string | undefined;
 }
 
 export function buildControllerRevision(input: ControllerRevisionInput): ControllerRevision {
@@ -30,7 +34,7 @@ export function buildControllerRevision(input: ControllerRevisionInput): Control
     apiVersion: "apps/v1",
     kind: "ControllerRevision",
     metadata: {
-      name: revisionName(owner.name, input.hash),
+      name: revisionName(`${input.namePrefix ?? ""}${owner.name}`, input.hash),
       namespace: owner.namespace,
       labels: { [input.ownerLabelKey]: boundedLabelValue(owner.name), [REVISION_HASH_LABEL]: input.hash },
       ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: true }],

@@ -21,6 +21,7 @@ export type RevisionPlan =
   /** The name the data hashes to is taken by other data: bump collisionCount and plan again. */
   | { kind: "collision"; name: string };
 
+/** `ownerName`: what the revisions' names start with (the owner's name, with any prefix of its kind). */
 export function planRevision(ownerName: string, data: unknown, collisionCount: number, history: readonly StoredRevision[]): RevisionPlan {
   const text = canonicalJson(data);
   const newest = history.reduce((highest, item) => Math.max(highest, item.revision), 0);

@@ -4,6 +4,7 @@
 import { decorationGroup, decorationWeight, defaultPodDecoration, type PodDecoration, type PodDecorationTemplate } from "../api/poddecoration.ts";
 import { hashRevisionData } from "./hash.ts";
 import { revisionName } from "./name.ts";
+import { isClusterDecoration } from "../decoration/decoration-kind.ts";
 
 export interface PodDecorationRevisionData {
   template: PodDecorationTemplate;
@@ -25,9 +26,15 @@ export interface SpecRevision {
   data: PodDecorationRevisionData;
 }
 
+/**
+ * What a ClusterPodDecoration's revision names start with: they live in the release namespace,
+ * where a PodDecoration of the same name and template would otherwise share them.
+ */
+export const CLUSTER_REVISION_PREFIX = "cpd-";
+
 /** The revision the decoration's current spec would be stored as (before any collision). */
 export function specRevision(pd: PodDecoration, collisionCount = 0): SpecRevision {
   const data = revisionData(pd);
   const hash = hashRevisionData(data, collisionCount);
-  return { name: revisionName(pd.metadata.name ?? "", hash), hash, data };
+  return { name: revisionName(`${isClusterDecoration(pd) ? CLUSTER_REVISION_PREFIX : ""}${pd.metadata.name ?? ""}`, hash), hash, data };
 }

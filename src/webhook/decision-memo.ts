@@ -111,6 +111,8 @@ export class DecisionMemo {
         return data;
       },
       bounds: source.bounds,
+      clusterRevisionNamespace: source.clusterRevisionNamespace,
+      ...(source.namespaceLabels === undefined ? {} : { namespaceLabels: (namespace: string) => source.namespaceLabels?.(namespace) }),
     };
   }
 

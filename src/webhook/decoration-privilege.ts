@@ -6,14 +6,16 @@
 // Pod Security Standards. Checked when the spec is created or changed; an update that leaves
 // the spec alone (a finalizer, labels) is not checked.
 import { formatFieldError, forbiddenError } from "../api/field-errors.ts";
-import { GROUP, POD_DECORATION_KIND } from "../api/group.ts";
+import { GROUP, OWN_GROUP, POD_DECORATION_KIND } from "../api/group.ts";
 import { withoutNullFields } from "../api/null-fields.ts";
 import type { PodDecoration } from "../api/poddecoration.ts";
-import { outRankedDecorations } from "../decoration/out-ranking.ts";
-import type { AccessReviewer, Subject } from "../kube/access-review.ts";
+import { outRankedDecorations, type OutRanked } from "../decoration/out-ranking.ts";
+import type { AccessReviewer, ResourceAction, Subject } from "../kube/access-review.ts";
+import { decorationKey, isClusterDecoration, kindSlashName } from "../decoration/decoration-kind.ts";
+import { CLUSTER_POD_DECORATION_PLURAL } from "../api/cluster-poddecoration.ts";
 import { statusMessage } from "../kube/errors.ts";
 import { allow, deny, type AdmissionRequest } from "./admission-review.ts";
-import { namespacePolicy, templateViolations, type PodSecurityPolicy, type TemplateViolation } from "./pod-security-standards.ts";
+import { namespaceStandards } from "../decoration/pod-security-standards.ts";
 import { requesterName, type UserInfo } from "./requester-trust.ts";
 import type { AdmissionDecision, AdmissionHandler, SynchronousAdmissionHandler } from "./server.ts";
 import { costDecision } from "./decoration-cost.ts";
@@ -58,13 +60,14 @@ export function withPrivilegeChecks(structural: SynchronousAdmissionHandler, che
 }
 
 /** The checks' decision, still carrying the structural validation's warnings. */
-function withWarningsOf(structural: AdmissionDecision, checked: AdmissionDecision): AdmissionDecision {
+export function withWarningsOf(structural: AdmissionDecision, checked: AdmissionDecision): AdmissionDecision {
   const warnings = [...(structural.response.warnings ?? []), ...(checked.response.warnings ?? [])];
   return warnings.length === 0 ? checked : { ...checked, response: { ...checked.response, warnings } };
 }
 
-function changesSpec(request: AdmissionRequest): boolean {
-  if (request.kind.kind !== POD_DECORATION_KIND || request.object == null) return false;
+/** A new object of the kind, or one whose spec changes: what the privilege checks judge. */
+export function changesSpec(request: AdmissionRequest, kind = POD_DECORATION_KIND): boolean {
+  if (request.kind.kind !== kind || request.object == null) return false;
   if (request.operation === "CREATE") return true;
   if (request.operation !== "UPDATE") return false;
   return JSON.stringify(canonical((request.object as { spec?: unknown }).spec)) !== JSON.stringify(canonical((request.oldObject as { spec?: unknown } | null | undefined)?.spec));
@@ -76,7 +79,7 @@ function canonical(value: unknown): unknown {
   return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
 }
 
-function subjectOf(userInfo: UserInfo | undefined): Subject | undefined {
+export function subjectOf(userInfo: UserInfo | undefined): Subject | undefined {
   if (typeof userInfo?.username !== "string" || userInfo.username === "") return undefined;
   const groups = Array.isArray(userInfo.groups) ? userInfo.groups.filter((group): group is string => typeof group === "string") : undefined;
   const extra = typeof userInfo.extra === "object" && userInfo.extra !== null
@@ -110,33 +113,35 @@ async function accessDecision(request: AdmissionRequest, checks: PrivilegeChecks
 async function outRankingDecision(request: AdmissionRequest, checks: PrivilegeChecks, candidate: PodDecoration, name: string | undefined, namespace: string, others: readonly PodDecoration[]): Promise<AdmissionDecision | undefined> {
   const subject = subjectOf(request.userInfo);
   if (subject === undefined) return undefined; // refused by accessDecision already
-  const outRanked = outRankedDecorations(candidate, others);
+  return outRankingRefusal(request, checks.reviewAccess, subject, outRankedDecorations(candidate, others), POD_DECORATION_KIND, name);
+}
+
+/**
+ * The refusal of a write that out-ranks decorations its writer may not update (a
+ * SubjectAccessReview for each, a ClusterPodDecoration's without a namespace), else undefined.
+ */
+export async function outRankingRefusal(request: AdmissionRequest, reviewAccess: AccessReviewer, subject: Subject, outRanked: readonly OutRanked[], kind: string, name: string | undefined): Promise<AdmissionDecision | undefined> {
   if (outRanked.length === 0) return undefined;
-  const answers = await Promise.all(outRanked.map(({ decoration }) => checks.reviewAccess(subject, { namespace, verb: "update", group: GROUP, resource: "poddecorations", name: decoration.metadata.name ?? "" })));
+  const answers = await Promise.all(outRanked.map(({ decoration }) => reviewAccess(subject, updateAction(decoration))));
   const refused = outRanked.filter((_, index) => !answers[index]!.allowed);
   if (refused.length === 0) return undefined;
   const reasons = refused.flatMap((entry) => entry.reasons).join("; ");
-  const names = refused.map((entry) => `${namespace}/${entry.decoration.metadata.name ?? ""}`).join(", ");
-  const why = `${reasons} — out-ranking a PodDecoration requires update on it, and ${requesterName(request.userInfo)} may not update ${names}`;
-  return { response: deny(request.uid, 403, formatFieldError(POD_DECORATION_KIND, name, forbiddenError("", why))), result: "rejected" };
+  const names = refused.map((entry) => (isClusterDecoration(entry.decoration) ? kindSlashName(decorationKey(entry.decoration)) : `${entry.decoration.metadata.namespace ?? ""}/${entry.decoration.metadata.name ?? ""}`)).join(", ");
+  const what = refused.some((entry) => isClusterDecoration(entry.decoration)) ? "a decoration" : "a PodDecoration";
+  const why = `${reasons} — out-ranking ${what} requires update on it, and ${requesterName(request.userInfo)} may not update ${names}`;
+  return { response: deny(request.uid, 403, formatFieldError(kind, name, forbiddenError("", why))), result: "rejected" };
+}
+
+function updateAction(decoration: PodDecoration): ResourceAction {
+  return isClusterDecoration(decoration)
+    ? { namespace: "", verb: "update", group: OWN_GROUP, resource: CLUSTER_POD_DECORATION_PLURAL, name: decoration.metadata.name ?? "" }
+    : { namespace: decoration.metadata.namespace ?? "", verb: "update", group: GROUP, resource: "poddecorations", name: decoration.metadata.name ?? "" };
 }
 
 async function standardsDecision(request: AdmissionRequest, checks: PrivilegeChecks, pd: PodDecoration, name: string | undefined, namespace: string): Promise<AdmissionDecision> {
   const labels = await checks.namespaceLabels(namespace);
-  const template = pd.spec.template ?? {};
-  const enforce = labels === undefined ? undefined : namespacePolicy(labels, "enforce");
-  const warn = labels === undefined ? undefined : namespacePolicy(labels, "warn");
-  const enforced = enforce === undefined ? [] : templateViolations(template, enforce);
-  const describe = (policy: PodSecurityPolicy, violation: TemplateViolation) => `pods in namespace ${namespace} would violate PodSecurity "${policy.label}": ${violation.rule} (${violation.detail})`;
-  const refusals = enforced.filter((violation) => violation.definite);
-  if (enforce !== undefined && refusals.length > 0) {
-    const message = refusals.map((violation) => formatFieldError(POD_DECORATION_KIND, name, forbiddenError(violation.path, describe(enforce, violation)))).join("; ");
-    return { response: deny(request.uid, 422, message), result: "rejected" };
-  }
-  const warnings = [
-    // What the selected pods' own settings decide: they are refused unless they satisfy it.
-    ...(enforce === undefined ? [] : enforced.map((violation) => formatFieldError(POD_DECORATION_KIND, name, { path: violation.path, reason: describe(enforce, violation) }))),
-    ...(warn === undefined ? [] : templateViolations(template, warn).map((violation) => formatFieldError(POD_DECORATION_KIND, name, { path: violation.path, reason: `pods in namespace ${namespace} would get a warning from PodSecurity "${warn.label}": ${violation.rule} (${violation.detail})` }))),
-  ];
-  return { response: allow(request.uid, warnings), result: "allowed" };
+  const judged = labels === undefined ? { refusals: [], warnings: [] } : namespaceStandards(pd.spec.template ?? {}, namespace, labels, POD_DECORATION_KIND, name);
+  if (judged.refusals.length > 0) return { response: deny(request.uid, 422, judged.refusals.join("; ")), result: "rejected" };
+  return { response: allow(request.uid, judged.warnings), result: "allowed" };
 }
+

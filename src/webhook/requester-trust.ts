@@ -3,7 +3,7 @@
 // them could opt a pod out of every decoration. They count only when the pod is created by the
 // controller's own identity (the CollaSet controller renders its pods itself); from anyone
 // else they are removed before rendering, and the decorations apply.
-import { DECORATION_LABEL_PREFIX, INJECTED_CONTAINERS_ANNOTATION, REVISIONS_ANNOTATION } from "../decoration/recording.ts";
+import { CLUSTER_REVISIONS_ANNOTATION, INJECTED_CONTAINERS_ANNOTATION, isDecorationLabel, REVISIONS_ANNOTATION } from "../decoration/recording.ts";
 
 /** authentication/v1 UserInfo as an AdmissionRequest carries it (untrusted JSON: check types). */
 export interface UserInfo {
@@ -35,28 +35,29 @@ interface Metadata {
 }
 
 /** The bookkeeping a pod carries: the annotations' values and the decoration labels, as `key=value`. */
-export function recordingOf(metadata: Metadata | undefined): { annotation: string | undefined; injected: string | undefined; labels: string[] } {
+export function recordingOf(metadata: Metadata | undefined): { annotation: string | undefined; cluster: string | undefined; injected: string | undefined; labels: string[] } {
   const labels = Object.entries(metadata?.labels ?? {})
-    .filter(([key]) => key.startsWith(DECORATION_LABEL_PREFIX))
+    .filter(([key]) => isDecorationLabel(key))
     .map(([key, value]) => `${key}=${value}`)
     .sort();
-  return { annotation: metadata?.annotations?.[REVISIONS_ANNOTATION], injected: metadata?.annotations?.[INJECTED_CONTAINERS_ANNOTATION], labels };
+  const annotations = metadata?.annotations;
+  return { annotation: annotations?.[REVISIONS_ANNOTATION], cluster: annotations?.[CLUSTER_REVISIONS_ANNOTATION], injected: annotations?.[INJECTED_CONTAINERS_ANNOTATION], labels };
 }
 
 export function hasRecording(metadata: Metadata | undefined): boolean {
   const recording = recordingOf(metadata);
-  return recording.annotation !== undefined || recording.injected !== undefined || recording.labels.length > 0;
+  return recording.annotation !== undefined || recording.cluster !== undefined || recording.injected !== undefined || recording.labels.length > 0;
 }
 
 /** The same metadata without the revisions and injected-containers annotations and the decoration labels (a new object). */
 export function withoutRecording<M extends Metadata>(metadata: M): M {
   const result: M = { ...metadata };
   if (metadata.annotations !== undefined) {
-    const { [REVISIONS_ANNOTATION]: _recorded, [INJECTED_CONTAINERS_ANNOTATION]: _injected, ...annotations } = metadata.annotations;
+    const { [REVISIONS_ANNOTATION]: _recorded, [CLUSTER_REVISIONS_ANNOTATION]: _cluster, [INJECTED_CONTAINERS_ANNOTATION]: _injected, ...annotations } = metadata.annotations;
     result.annotations = annotations;
   }
   if (metadata.labels !== undefined) {
-    result.labels = Object.fromEntries(Object.entries(metadata.labels).filter(([key]) => !key.startsWith(DECORATION_LABEL_PREFIX)));
+    result.labels = Object.fromEntries(Object.entries(metadata.labels).filter(([key]) => !isDecorationLabel(key)));
   }
   return result;
 }

@@ -4,7 +4,8 @@
 import { formatFieldErrors, type FieldError } from "../api/field-errors.ts";
 import { defaultCollaSet, validateCollaSet, type CollaSet } from "../api/collaset.ts";
 import { collaSetWarnings } from "../api/collaset-warnings.ts";
-import { COLLASET_KIND, GROUP, POD_DECORATION_KIND } from "../api/group.ts";
+import { CLUSTER_POD_DECORATION_KIND, COLLASET_KIND, GROUP, OWN_GROUP, POD_DECORATION_KIND } from "../api/group.ts";
+import { defaultClusterPodDecoration, validateClusterPodDecoration, type ClusterPodDecoration } from "../api/cluster-poddecoration.ts";
 import { defaultPodDecoration, validatePodDecoration, type PodDecoration } from "../api/poddecoration.ts";
 import { podDecorationDefaultingWarnings, podDecorationWarnings } from "../api/poddecoration-warnings.ts";
 import { allow, allowWithPatch, deny, type AdmissionRequest } from "./admission-review.ts";
@@ -13,6 +14,8 @@ import type { SynchronousAdmissionHandler } from "./server.ts";
 
 interface Kind<T> {
   kind: string;
+  /** Default KusionStack's. */
+  group?: string;
   defaults: (object: T) => T;
   validate: (object: unknown) => FieldError[];
   /** Warnings about a valid object as written (before defaulting) and as it will be stored. */
@@ -28,16 +31,27 @@ const podDecorationKind: Kind<PodDecoration> = {
   warnings: podDecorationWarnings,
 };
 const collaSetKind: Kind<CollaSet> = { kind: COLLASET_KIND, defaults: defaultCollaSet, validate: validateCollaSet, defaultingWarnings: () => [], warnings: collaSetWarnings };
+const clusterPodDecorationKind: Kind<ClusterPodDecoration> = {
+  kind: CLUSTER_POD_DECORATION_KIND,
+  group: OWN_GROUP,
+  defaults: defaultClusterPodDecoration,
+  validate: validateClusterPodDecoration,
+  // The template and its strategies mean what a PodDecoration's mean: the same warnings.
+  defaultingWarnings: (cpd) => podDecorationDefaultingWarnings(cpd),
+  warnings: (cpd) => podDecorationWarnings(cpd),
+};
 
 export const defaultPodDecorations = defaulting(podDecorationKind);
 export const validatePodDecorations = validation(podDecorationKind);
 export const defaultCollaSets = defaulting(collaSetKind);
 export const validateCollaSets = validation(collaSetKind);
+export const defaultClusterPodDecorations = defaulting(clusterPodDecorationKind);
+export const validateClusterPodDecorations = validation(clusterPodDecorationKind);
 
-function handles(request: AdmissionRequest, kind: string): boolean {
+function handles(request: AdmissionRequest, kind: string, group: string): boolean {
   return (
     (request.operation === "CREATE" || request.operation === "UPDATE") &&
-    request.kind.group === GROUP &&
+    request.kind.group === group &&
     request.kind.kind === kind &&
     (request.subResource ?? "") === "" &&
     request.object != null
@@ -46,7 +60,7 @@ function handles(request: AdmissionRequest, kind: string): boolean {
 
 function defaulting<T>(kind: Kind<T>): SynchronousAdmissionHandler {
   return (request) => {
-    if (!handles(request, kind.kind)) return { response: allow(request.uid), result: "allowed" };
+    if (!handles(request, kind.kind, kind.group ?? GROUP)) return { response: allow(request.uid), result: "allowed" };
     // An invalid object is left as it is: the validating webhook explains what is wrong with it.
     if (kind.validate(request.object).length > 0) return { response: allow(request.uid), result: "skipped" };
     const patch = createJsonPatch(request.object, kind.defaults(request.object as T));
@@ -56,7 +70,7 @@ function defaulting<T>(kind: Kind<T>): SynchronousAdmissionHandler {
 
 function validation<T>(kind: Kind<T>): SynchronousAdmissionHandler {
   return (request) => {
-    if (!handles(request, kind.kind)) return { response: allow(request.uid), result: "allowed" };
+    if (!handles(request, kind.kind, kind.group ?? GROUP)) return { response: allow(request.uid), result: "allowed" };
     // An object on its way out must stay writable, or an invalid one could never lose its finalizer.
     if (request.operation === "UPDATE" && isBeingDeleted(request.object)) return { response: allow(request.uid), result: "allowed" };
     const errors = kind.validate(request.object);

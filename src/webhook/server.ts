@@ -37,6 +37,8 @@ export const webhookPaths = {
   "validate-poddecorations": "/validate-poddecorations",
   "mutate-collasets": "/mutate-collasets",
   "validate-collasets": "/validate-collasets",
+  "mutate-clusterpoddecorations": "/mutate-clusterpoddecorations",
+  "validate-clusterpoddecorations": "/validate-clusterpoddecorations",
 } as const;
 
 export type WebhookName = keyof typeof webhookPaths;

@@ -10,7 +10,7 @@ import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration, Webh
 import { withoutTrailingSlashes } from "../kube/base-url.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../kube/errors.ts";
 import { webhookPaths, type WebhookName } from "./server.ts";
-import { GROUP, VERSION } from "../api/group.ts";
+import { GROUP, OWN_GROUP, VERSION } from "../api/group.ts";
 import { admissionScope, type AdmissionScopeOptions } from "../decoration/admission-scope.ts";
 
 export const webhookConfigurationName = "pod-decorator";
@@ -46,6 +46,8 @@ function kusionRule(resource: "poddecorations" | "collasets") {
   return { apiGroups: [GROUP], apiVersions: [VERSION], operations: ["CREATE", "UPDATE"], resources: [resource], scope: "Namespaced" };
 }
 
+const clusterDecorationRule = { apiGroups: [OWN_GROUP], apiVersions: [VERSION], operations: ["CREATE", "UPDATE"], resources: ["clusterpoddecorations"], scope: "Cluster" };
+
 /**
  * Writes to a PodDecoration or CollaSet being deleted never reach the webhooks: removing a
  * finalizer must work while no replica answers, or deleting one would hang (DESIGN §10).
@@ -79,6 +81,14 @@ export function mutatingWebhookConfiguration(options: WebhookConfigurationOption
       reinvocationPolicy: "Never",
       ...common(options),
     },
+    {
+      name: "clusterpoddecorations.pod-decorator.io",
+      clientConfig: clientConfig(options, "mutate-clusterpoddecorations"),
+      rules: [clusterDecorationRule],
+      matchConditions: [notBeingDeleted],
+      reinvocationPolicy: "Never",
+      ...common(options),
+    },
   ];
   return { apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration", metadata: { name: webhookConfigurationName }, webhooks };
 }
@@ -87,6 +97,7 @@ export function validatingWebhookConfiguration(options: WebhookConfigurationOpti
   const webhooks: V1ValidatingWebhook[] = [
     { name: "poddecorations.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-poddecorations"), rules: [kusionRule("poddecorations")], matchConditions: [notBeingDeleted], ...common(options) },
     { name: "collasets.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-collasets"), rules: [kusionRule("collasets")], matchConditions: [notBeingDeleted], ...common(options) },
+    { name: "clusterpoddecorations.pod-decorator.io", clientConfig: clientConfig(options, "validate-clusterpoddecorations"), rules: [clusterDecorationRule], matchConditions: [notBeingDeleted], ...common(options) },
   ];
   return { apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: { name: webhookConfigurationName }, webhooks };
 }

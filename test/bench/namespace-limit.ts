@@ -4,7 +4,6 @@
 // primary containers' env, and setting labels and an annotation, chained so that selection takes
 // every round it is given. Prints the in-process render time per pod, the median of 5, by N.
 //   node test/bench/namespace-limit.ts [--rounds R] [N...]
-import type { Pod } from "../../src/api/pod.ts";
 import type { PodDecoration } from "../../src/api/poddecoration.ts";
 import { decoratePod, liveRevision } from "../../src/decoration/decorate.ts";
 import { DEFAULT_MAX_SELECTION_ROUNDS } from "../../src/decoration/engine-bounds.ts";
@@ -42,7 +41,7 @@ export function worstRenderMs(count: number, rounds: number): number {
   const decorations = chainedDecorations(count, rounds);
   const times: number[] = [];
   for (let run = 0; run < 5; run++) {
-    const pod = typicalPod() as Pod;
+    const pod = typicalPod();
     const started = performance.now();
     const result = decoratePod(pod, decorations, liveRevision, { maxSelectionRounds: rounds });
     times.push(performance.now() - started);

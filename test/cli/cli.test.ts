@@ -108,13 +108,14 @@ describe("pod-decorator crds", () => {
       "collasets.apps.kusionstack.io",
       "poddecorations.apps.kusionstack.io",
       "resourcecontexts.apps.kusionstack.io",
+      "clusterpoddecorations.pod-decorator.io",
     ]);
 
     const dir = await mkdtemp(join(tmpdir(), "pod-decorator-crds-"));
     try {
       const written = await cli(["crds", "--output-dir", dir]);
       expect(written.code).toBe(0);
-      for (const file of ["apps.kusionstack.io_collasets.yaml", "apps.kusionstack.io_poddecorations.yaml", "apps.kusionstack.io_resourcecontexts.yaml"]) {
+      for (const file of ["apps.kusionstack.io_collasets.yaml", "apps.kusionstack.io_poddecorations.yaml", "apps.kusionstack.io_resourcecontexts.yaml", "pod-decorator.io_clusterpoddecorations.yaml"]) {
         expect(await readFile(join(dir, file), "utf8")).toBe(await readFile(join(ROOT, "config/crd", file), "utf8"));
       }
     } finally {

@@ -5,7 +5,9 @@
 import { describe, expect, it } from "vitest";
 import type { PodDecoration } from "../../src/api/poddecoration.ts";
 import { labelWrites } from "../../src/decoration/label-writes.ts";
-import { outRankedDecorations } from "../../src/decoration/out-ranking.ts";
+import { outRankedDecorations, outRankingsWithin } from "../../src/decoration/out-ranking.ts";
+import fc from "fast-check";
+import { decorations } from "./arbitraries.ts";
 import { selectorsOverlap } from "../../src/decoration/selector-overlap.ts";
 import { decoratePod, liveRevision } from "../../src/decoration/decorate.ts";
 
@@ -56,5 +58,27 @@ describe("selectorsOverlap as rendered", () => {
   ])("%s", (_name, a, b, written, overlap) => {
     const writer = decoration("writer", { template: { metadata: [{ patchPolicy: "Overwrite", labels: Object.fromEntries(written) }] } });
     expect(selectorsOverlap(a, b, labelWrites([writer]))).toBe(overlap);
+  });
+});
+
+describe("outRankingsWithin", () => {
+  it("finds exactly what judging every pair finds, over generated namespaces", () => {
+    fc.assert(
+      fc.property(decorations, (generated) => {
+        const namespace = generated.filter((decoration) => decoration.metadata.namespace === "shop");
+        const writes = labelWrites(namespace);
+        const byPairs = new Map<string, string[]>();
+        for (const candidate of namespace) {
+          if (candidate.metadata.deletionTimestamp != null) continue;
+          for (const { decoration: other, reasons } of outRankedDecorations(candidate, namespace, writes)) {
+            byPairs.set(`${other.metadata.name ?? ""} by ${candidate.metadata.name ?? ""}`, reasons);
+          }
+        }
+        const indexed = new Map<string, string[]>();
+        for (const [other, by] of outRankingsWithin(namespace, writes)) for (const entry of by) indexed.set(`${other.metadata.name ?? ""} by ${entry.by.metadata.name ?? ""}`, entry.reasons);
+        expect(indexed).toEqual(byPairs);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

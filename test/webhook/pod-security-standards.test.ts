@@ -2,7 +2,7 @@
 // rules and wording, at the level and version a namespace's labels ask for.
 import { describe, expect, it } from "vitest";
 import type { PodDecorationTemplate } from "../../src/api/poddecoration.ts";
-import { namespacePolicy, templateViolations, type PodSecurityPolicy } from "../../src/webhook/pod-security-standards.ts";
+import { namespacePolicy, templateViolations, type PodSecurityPolicy } from "../../src/decoration/pod-security-standards.ts";
 
 const policy = (level: string, version = "latest"): PodSecurityPolicy => namespacePolicy({ "pod-security.kubernetes.io/enforce": level, "pod-security.kubernetes.io/enforce-version": version }, "enforce")!;
 

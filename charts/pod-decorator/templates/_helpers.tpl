@@ -107,6 +107,23 @@ rules:
 {{- end -}}
 
 {{/*
+The rule of the project's own cluster-scoped kind (DESIGN §12): pod-decorator.io's ClusterPodDecorations.
+*/}}
+{{- define "pod-decorator.clusterDecorationRules" -}}
+rules:
+  - apiGroups:
+      - pod-decorator.io
+    apiVersions:
+      - v1alpha1
+    operations:
+      - CREATE
+      - UPDATE
+    resources:
+      - clusterpoddecorations
+    scope: Cluster
+{{- end -}}
+
+{{/*
 Writes to a PodDecoration or CollaSet being deleted never reach the webhooks: removing a
 finalizer must work while no replica answers, or deleting one would hang.
 */}}

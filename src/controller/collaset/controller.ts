@@ -20,6 +20,8 @@ import { InExcludeWrites } from "./in-exclude-writes.ts";
 import type { CachedResourceContext } from "./resource-context.ts";
 import { PVC_TEMPLATE_HASH_LABEL } from "./claims.ts";
 import type { RolloutReports } from "../workload-rollout/reports.ts";
+import { watchClusterDecorations } from "../poddecoration/cluster-controller.ts";
+import type { FleetWiring } from "../cluster-decorations.ts";
 
 type CachedDecoration = PodDecoration & KubeObject;
 
@@ -41,6 +43,8 @@ export interface CollaSetControllerOptions extends ControllerWiring {
   lifecycle?: LifecycleOptions;
   /** Where what holds its pods' decorations back is reported (the decorations' status). */
   rolloutReports?: RolloutReports;
+  /** ClusterPodDecorations (DESIGN §12): which select each namespace, and their informers. */
+  cluster?: FleetWiring;
   reportsChanged?: (namespace: string, decorations: ReadonlySet<string>) => void;
 }
 
@@ -75,6 +79,7 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
     evictions: new Evictions({ client: options.client.core.evictions, clock: options.clock, metrics: options.metrics?.evictions("collaset") }),
     ...(options.lifecycle === undefined ? {} : { lifecycle: options.lifecycle }),
     ...(options.rolloutReports === undefined ? {} : { rolloutReports: options.rolloutReports }),
+    ...(options.cluster === undefined ? {} : { clusterDecorations: options.cluster.decorations }),
     ...(options.reportsChanged === undefined ? {} : { reportsChanged: options.reportsChanged }),
   });
   const controller = reconcilerController({
@@ -119,5 +124,16 @@ export function collaSetController(options: CollaSetControllerOptions): Controll
     if (decoration !== undefined) enqueueAll(collaSetKeysForDecoration(collaSets.cache, decoration));
   };
   controller.watch(decorationRevisions, { onAdd: decorationRevisionOwner, onUpdate: (_old, revision) => decorationRevisionOwner(revision) });
+  const cluster = options.cluster;
+  if (cluster !== undefined) {
+    watchClusterDecorations(controller, cluster.informers, cluster.decorations, (view) => enqueueAll(collaSetKeysForDecoration(collaSets.cache, view as PodDecoration & KubeObject)));
+    // A namespace labelled in or out: its CollaSets' pods gain a cluster decoration, or keep it.
+    controller.watch(cluster.informers.namespaces, {
+      onUpdate: (old, namespace) => {
+        if (JSON.stringify(old.metadata?.labels ?? {}) === JSON.stringify(namespace.metadata?.labels ?? {}) || cluster.decorations.all().length === 0) return;
+        for (const collaSet of collaSets.cache.list(namespace.metadata?.name ?? "")) controller.enqueue(namespacedKey(collaSet.metadata.namespace, collaSet.metadata.name ?? ""));
+      },
+    });
+  }
   return controller;
 }

@@ -29,6 +29,8 @@ import type { Evictions } from "../eviction.ts";
 import { writeUpdateStep, type StepWriter } from "../update-step-writes.ts";
 import { labelOperations } from "../label-patch.ts";
 import { decorationTargets, type Slot } from "../decoration-targets.ts";
+import { fleetPlanning, type ClusterDecorations } from "../cluster-decorations.ts";
+import { selectablePods } from "../poddecoration/pod-indexes.ts";
 import type { PodRolloutReport, RolloutReports } from "../workload-rollout/reports.ts";
 import { workloadKey } from "../workload-rollout/workloads.ts";
 import { INSTANCE_ID_LABEL, instanceIdOf, RECREATE_FINALIZER, templateRevisionOf } from "./pod-state.ts";
@@ -72,6 +74,8 @@ export interface CollaSetReconcilerOptions {
   inExclude: InExcludeWrites;
   /** PodOpsLifecycle before each update (absent: off). */
   lifecycle?: LifecycleOptions;
+  /** The ClusterPodDecorations selecting each namespace (absent: none are served). */
+  clusterDecorations?: ClusterDecorations;
   /** Where what holds its pods' decorations back is reported, for the decorations' status (absent: nowhere). */
   rolloutReports?: RolloutReports;
   /** The decorations of a namespace whose reports changed: their status is due again. */
@@ -163,7 +167,7 @@ export class CollaSetReconciler {
           decorations: decorations.decorations,
           updatedRevision: decorations.updatedRevision,
           maxSelectionRounds: decorations.maxSelectionRounds,
-          otherPods: others,
+          ...fleetPlanning(this.#options.clusterDecorations, namespace, this.#options.pods, others, (pod) => controllerOf(pod)?.uid === cached.metadata.uid, selectablePods),
           recorded: recordedRevisions,
           slots,
         });

@@ -14,6 +14,8 @@ import type { Controller } from "../runtime/controller.ts";
 import type { Informer } from "../runtime/informer.ts";
 import type { RolloutReports } from "../workload-rollout/reports.ts";
 import type { DecorationBounds } from "../../decoration/engine-bounds.ts";
+import type { ClusterDecorations } from "../cluster-decorations.ts";
+import { podDecorationKind } from "./decoration-kinds.ts";
 
 export interface PodDecorationControllerOptions extends ControllerWiring {
   informers: { decorations: Informer<CachedDecoration>; revisions: Informer<ControllerRevision>; pods: Informer<Pod>; collaSets: Informer<CollaSet & KubeObject> };
@@ -22,6 +24,8 @@ export interface PodDecorationControllerOptions extends ControllerWiring {
   rolloutReports?: RolloutReports;
   /** The namespace limit the webhook enforces, which status reports against (DESIGN §10). */
   bounds?: DecorationBounds;
+  /** The ClusterPodDecorations selecting each namespace: a decoration's standing there counts them. */
+  cluster?: ClusterDecorations;
 }
 
 export function podDecorationController(options: PodDecorationControllerOptions): Controller {
@@ -40,6 +44,7 @@ export function podDecorationController(options: PodDecorationControllerOptions)
     clock: options.clock,
     logger: options.logger.child({ controller: "poddecoration" }),
     ...(options.bounds === undefined ? {} : { bounds: options.bounds }),
+    kind: podDecorationKind(decorations.cache, options.client.kusion.podDecorations, options.cluster),
   });
   const controller = reconcilerController({ ...options, name: "poddecoration", reconcile: reconciler.reconcile, caches: [decorations, revisions, pods, collaSets] });
   enqueueObjects(controller, decorations);

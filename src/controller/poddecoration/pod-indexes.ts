@@ -10,6 +10,7 @@
 // exactly: its readers skip the selector (the widest decoration selects every pod).
 import type { PodDecoration } from "../../api/poddecoration.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
+import { clusterKey, decorationKey, isClusterKey } from "../../decoration/decoration-kind.ts";
 import { isValidSelector } from "../../decoration/selector.ts";
 import type { KubeObject, Pod } from "../../kube/objects.ts";
 import type { IndexFunc, Lister } from "../runtime/cache.ts";
@@ -24,12 +25,20 @@ export const podLabelIndexFunc: IndexFunc<Pod> = (pod) => {
   return values;
 };
 
-/** The pod cache's index by the decorations a pod records: `namespace\0name`. */
+/**
+ * The pod cache's index by the decorations a pod records: `namespace\0key` (decoration-kind.ts),
+ * and for a ClusterPodDecoration also `\0key`, its pods in every namespace.
+ */
 export const podRecordedDecorationIndex = "recorded-decorations";
 
 export const podRecordedDecorationIndexFunc: IndexFunc<Pod> = (pod) => {
   const namespace = pod.metadata?.namespace ?? "";
-  return [...(recordedRevisions(pod)?.keys() ?? [])].map((name) => `${namespace}\0${name}`);
+  const values: string[] = [];
+  for (const key of recordedRevisions(pod)?.keys() ?? []) {
+    values.push(`${namespace}\0${key}`);
+    if (isClusterKey(key)) values.push(`\0${key}`);
+  }
+  return values;
 };
 
 const labelKey = (namespace: string, key: string) => `${namespace}\0${key}`;
@@ -77,9 +86,17 @@ export function indexPodsForDecorations(pods: Lister<Pod>): void {
 
 /** The pods of the decoration's namespace that record it. Without the index, found by a scan. */
 export function podsRecording(pods: Lister<Pod>, decoration: PodDecoration): Pod[] {
-  const { namespace = "", name = "" } = decoration.metadata;
-  if (!pods.hasIndex(podRecordedDecorationIndex)) return pods.list(namespace).filter((pod) => recordedRevisions(pod)?.has(name) === true);
-  return pods.byIndex(podRecordedDecorationIndex, `${namespace}\0${name}`);
+  const namespace = decoration.metadata.namespace ?? "";
+  const key = decorationKey(decoration);
+  if (!pods.hasIndex(podRecordedDecorationIndex)) return pods.list(namespace).filter((pod) => recordedRevisions(pod)?.has(key) === true);
+  return pods.byIndex(podRecordedDecorationIndex, `${namespace}\0${key}`);
+}
+
+/** The pods of every namespace that record a ClusterPodDecoration (by name). */
+export function podsRecordingCluster(pods: Lister<Pod>, name: string): Pod[] {
+  const key = clusterKey(name);
+  if (!pods.hasIndex(podRecordedDecorationIndex)) return pods.list().filter((pod) => recordedRevisions(pod)?.has(key) === true);
+  return pods.byIndex(podRecordedDecorationIndex, `\0${key}`);
 }
 
 /**

@@ -10,6 +10,7 @@ import { workloadKey } from "../workload-rollout/workloads.ts";
 import type { WorkloadTally } from "./workload-status.ts";
 import type { NamespaceStanding } from "./namespace-standing.ts";
 import { revisionDrifts, type RunningPod, type TemplateOf } from "../../decoration/running-revisions.ts";
+import { decorationKey, isClusterDecoration } from "../../decoration/decoration-kind.ts";
 
 export interface StatusPod extends PodLike {
   metadata?: PodLike["metadata"] & {
@@ -65,6 +66,8 @@ export interface StatusInput {
    * revision gives (running-revisions.ts), as the planners judge it. Absent: records count.
    */
   template?: TemplateOf | undefined;
+  /** Told of every matched pod, in the same pass (a ClusterPodDecoration's per-namespace summary). */
+  perPod?: ((pod: StatusPod, updated: boolean) => void) | undefined;
 }
 
 /** What status reads of a pod: the same for every decoration. */
@@ -141,7 +144,9 @@ export function recordedRevision(facts: StatusFacts, name: string): string | und
 
 export function desiredStatus(input: StatusInput): PodDecorationStatus {
   const { decoration, updatedRevision } = input;
-  const name = decoration.metadata.name ?? "";
+  // The decoration as pods record it (decoration-kind.ts); a cluster one's CollaSets are of many namespaces.
+  const name = decorationKey(decoration);
+  const fleet = isClusterDecoration(decoration);
   let matched = 0;
   let injected = 0;
   let updated = 0;
@@ -168,9 +173,11 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
       if (ready) updatedReady++;
     }
     input.workloads?.matched(workload, podName, isUpdated);
+    input.perPod?.(pod, isUpdated);
     if (collaSet !== undefined) {
-      let detail = details.get(collaSet);
-      if (detail === undefined) details.set(collaSet, (detail = { affectedReplicas: 0, pods: [] }));
+      const detailKey = fleet ? `${pod.metadata?.namespace ?? ""}/${collaSet}` : collaSet;
+      let detail = details.get(detailKey);
+      if (detail === undefined) details.set(detailKey, (detail = { affectedReplicas: 0, pods: [] }));
       detail.affectedReplicas++;
       detailPods++;
       if (listPods && detailBytes <= POD_DETAIL_BUDGET_BYTES) {

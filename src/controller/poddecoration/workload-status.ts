@@ -30,9 +30,18 @@ export class WorkloadTally {
   readonly #counted = new Set<string>();
   #last: { key: string; status: WorkloadStatus } | undefined;
 
-  constructor(namespace: string, decoration: string, reports: WorkloadReports) {
+  /** `decoration` by its key (decoration-kind.ts); a ClusterPodDecoration's over each namespace it may have pods in, each workload then named with its namespace. */
+  readonly #fleet: boolean;
+
+  constructor(namespaces: string | readonly string[], decoration: string, reports: WorkloadReports) {
     this.#reports = reports;
-    this.#moving = reports.moving(namespace, decoration);
+    this.#fleet = typeof namespaces !== "string";
+    if (typeof namespaces === "string") this.#moving = reports.moving(namespaces, decoration);
+    else {
+      const moving = new Map<string, ReadonlySet<string>>();
+      for (const namespace of namespaces) for (const [key, pods] of reports.moving(namespace, decoration)) moving.set(key, pods);
+      this.#moving = moving;
+    }
   }
 
   /** A matched pod of a workload, on the updated revision or not. */
@@ -53,7 +62,7 @@ export class WorkloadTally {
     return [...this.#workloads.values()]
       .filter((status) => status.kind !== COLLASET_KIND || status.outdatedPods > 0)
       .map((status) => (status.blocked === undefined ? status : { ...status, blocked: status.blocked.sort((a, b) => compare(a.pod, b.pod)).slice(0, BLOCKED_PODS_LISTED) }))
-      .sort((a, b) => compare(a.kind, b.kind) || compare(a.name, b.name));
+      .sort((a, b) => compare(a.namespace ?? "", b.namespace ?? "") || compare(a.kind, b.kind) || compare(a.name, b.name));
   }
 
   #outdated(status: WorkloadStatus, workloadKey: string, pod: string): void {
@@ -69,8 +78,8 @@ export class WorkloadTally {
     if (this.#last?.key === workloadKey) return this.#last.status;
     let status = this.#workloads.get(workloadKey);
     if (status === undefined) {
-      const { workload } = parseWorkloadKey(workloadKey);
-      this.#workloads.set(workloadKey, (status = { kind: workload.kind, name: workload.name, matchedPods: 0, updatedPods: 0, outdatedPods: 0, blockedPods: 0 }));
+      const { namespace, workload } = parseWorkloadKey(workloadKey);
+      this.#workloads.set(workloadKey, (status = { ...(this.#fleet ? { namespace } : {}), kind: workload.kind, name: workload.name, matchedPods: 0, updatedPods: 0, outdatedPods: 0, blockedPods: 0 }));
     }
     this.#last = { key: workloadKey, status };
     return status;

@@ -16,6 +16,8 @@ import { WorkloadRolloutReconciler } from "./reconciler.ts";
 import type { RolloutReports } from "./reports.ts";
 import { workloadKeyOfPod } from "./workloads.ts";
 import { reconcilerController, type ControllerWiring, type LifecycleOptions } from "../reconciler-controller.ts";
+import { watchClusterDecorations } from "../poddecoration/cluster-controller.ts";
+import type { FleetWiring } from "../cluster-decorations.ts";
 
 type CachedDecoration = PodDecoration & KubeObject;
 
@@ -28,6 +30,8 @@ export interface WorkloadRolloutControllerOptions extends ControllerWiring {
   reports: RolloutReports;
   reportsChanged: (namespace: string, decorations: ReadonlySet<string>) => void;
   lifecycle?: LifecycleOptions;
+  /** ClusterPodDecorations (DESIGN §12): which select each namespace, and their informers. */
+  cluster?: FleetWiring;
 }
 
 export function workloadRolloutController(options: WorkloadRolloutControllerOptions): Controller {
@@ -47,6 +51,7 @@ export function workloadRolloutController(options: WorkloadRolloutControllerOpti
     logger: options.logger.child({ controller: "workload-rollout" }),
     lifecycle: options.lifecycle,
     webhookScope: { scope: options.webhookScope, namespaces: namespaces.cache },
+    ...(options.cluster === undefined ? {} : { clusterDecorations: options.cluster.decorations }),
   });
   const controller = reconcilerController({ ...options, name: "workload-rollout", reconcile: reconciler.reconcile, caches: [pods, decorations, decorationRevisions, namespaces] });
 
@@ -86,10 +91,12 @@ export function workloadRolloutController(options: WorkloadRolloutControllerOpti
     },
   });
   controller.watch(decorationRevisions, { onAdd: revisionChanged, onUpdate: (_old, revision) => revisionChanged(revision) });
+  if (options.cluster !== undefined) watchClusterDecorations(controller, options.cluster.informers, options.cluster.decorations, decorationChanged);
   return controller;
 }
 
-function rolloutInputChanged(old: PodDecoration, decoration: PodDecoration): boolean {
+/** What a plan reads of a decoration changed: not a mere status write (but the collision count, the revision's name). */
+export function rolloutInputChanged(old: Pick<PodDecoration, "metadata" | "status">, decoration: Pick<PodDecoration, "metadata" | "status">): boolean {
   return old.metadata.generation !== decoration.metadata.generation
     || old.metadata.deletionTimestamp !== decoration.metadata.deletionTimestamp
     || old.status?.collisionCount !== decoration.status?.collisionCount

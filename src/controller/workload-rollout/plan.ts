@@ -12,12 +12,13 @@ import { DecorationError } from "../../decoration/decoration-error.ts";
 import { notInPlace, redecorate, type RevisionChange } from "../../decoration/redecorate.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
 import { revisionDrifts, type Drift } from "../../decoration/running-revisions.ts";
+import { decorationKey } from "../../decoration/decoration-kind.ts";
 import type { DecorationToApply } from "../../decoration/render.ts";
 import { isMatchedPod, isPodReady } from "../../decoration/rollout.ts";
 import type { Pod as EnginePod } from "../../api/pod.ts";
 import type { Pod } from "../../kube/objects.ts";
 import type { JsonPatchOperation } from "../../kube/patch.ts";
-import { decorationTargets } from "../decoration-targets.ts";
+import { decorationTargets, type DecorationTargetsInput } from "../decoration-targets.ts";
 import { DECORATION_OPERATION_ID, hasServiceReadyGate } from "../lifecycle/pod-ops-lifecycle.ts";
 import { isAvailable, isTerminating } from "../pod-availability.ts";
 import { podUpdate } from "../pod-update.ts";
@@ -41,6 +42,10 @@ export interface WorkloadPlanInput {
   pods: readonly Pod[];
   /** For a decoration, the namespace's other pods it may match: it plans its rollout over all the pods it matches. */
   otherPods: (decoration: PodDecoration) => readonly Pod[];
+  /** How cluster decorations plan over the fleet (cluster-decorations.ts, fleetPlanning). */
+  matched?: DecorationTargetsInput<Pod>["matched"];
+  namespaceLabels?: DecorationTargetsInput<Pod>["namespaceLabels"];
+  keeps?: DecorationTargetsInput<Pod>["keeps"];
   /** The namespace's decorations, those being deleted included. */
   decorations: readonly PodDecoration[];
   /** The decoration's updated revision, or undefined when it cannot be resolved (its pods keep what they have). */
@@ -84,12 +89,15 @@ export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
     const drifted = driftOf(pod);
     return new Map([...recorded].filter(([decoration]) => drifted.get(decoration)?.inPlace !== false));
   };
-  const byName = new Map(input.decorations.map((decoration) => [decoration.metadata.name ?? "", decoration]));
+  const byName = new Map(input.decorations.map((decoration) => [decorationKey(decoration), decoration]));
   const targets = decorationTargets({
     namespace: input.namespace,
     decorations: input.decorations,
     updatedRevision: input.updatedRevision,
     otherPods: input.otherPods,
+    ...(input.matched === undefined ? {} : { matched: input.matched }),
+    ...(input.namespaceLabels === undefined ? {} : { namespaceLabels: input.namespaceLabels }),
+    ...(input.keeps === undefined ? {} : { keeps: input.keeps }),
     recorded: running,
     slots: live.map((pod) => ({ name: pod.metadata?.name ?? "", labels: pod.metadata?.labels ?? {}, ready: isPodReady(pod), current: running(pod) ?? new Map() })),
   });
@@ -155,7 +163,7 @@ export function planWorkload(input: WorkloadPlanInput): WorkloadPlan {
   const planned = planUpdateSteps<Eviction>({
     changes,
     // The pods whose PodOpsLifecycle steps are ours to take: those a decoration rolls out to.
-    pods: live.filter((pod) => recordedRevisions(pod) !== null && input.decorations.some((decoration) => isMatchedPod(decoration, pod) || recordedRevisions(pod)?.has(decoration.metadata.name ?? "") === true)),
+    pods: live.filter((pod) => recordedRevisions(pod) !== null && input.decorations.some((decoration) => isMatchedPod(decoration, pod) || recordedRevisions(pod)?.has(decorationKey(decoration)) === true)),
     maxUnavailable: Number.isFinite(maxUnavailable) ? maxUnavailable : 1,
     // A pod on its way out (evicted, deleted) is unavailable until its replacement is available.
     unavailable: input.pods.filter((pod) => !isFinished(pod) && !isAvailable(pod)).length,

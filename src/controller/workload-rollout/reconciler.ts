@@ -11,6 +11,8 @@ import type { KubeObject, Namespace, Pod } from "../../kube/objects.ts";
 import { outsideAdmissionScope, type AdmissionScope } from "../../decoration/admission-scope.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
 import { DecorationRevisions } from "../decoration-revisions.ts";
+import { fleetPlanning, type ClusterDecorations } from "../cluster-decorations.ts";
+import { decorationKey, isClusterDecoration } from "../../decoration/decoration-kind.ts";
 import type { Evictions } from "../eviction.ts";
 import { DECORATION_OPERATION_ID } from "../lifecycle/pod-ops-lifecycle.ts";
 import { selectablePods } from "../poddecoration/pod-indexes.ts";
@@ -48,6 +50,8 @@ export interface WorkloadRolloutReconcilerOptions {
   webhookScope: { scope: AdmissionScope; namespaces: Lister<Namespace> };
   /** Writes in flight at once for one workload (default 16). */
   burst?: number;
+  /** The ClusterPodDecorations selecting each namespace (absent: none are served). */
+  clusterDecorations?: ClusterDecorations;
 }
 
 /** A refusal that waits: retried after this long, not with hot backoff. */
@@ -77,8 +81,13 @@ export class WorkloadRolloutReconciler {
     if (!waiting.satisfied) return { requeueAfter: waiting.retryInMs };
 
     const { decorations, byName, updatedRevision } = this.#decorations.inNamespace(namespace);
-    // The cached objects, which Events are recorded on.
-    const cached = new Map(this.#options.decorations.list(namespace).map((decoration) => [decoration.metadata.name ?? "", decoration]));
+    // The cached objects, which Events are recorded on (a cluster decoration's is cluster-scoped).
+    const cached = new Map<string, KubeObject>(this.#options.decorations.list(namespace).map((decoration) => [decoration.metadata.name ?? "", decoration]));
+    for (const decoration of decorations) {
+      if (!isClusterDecoration(decoration)) continue;
+      const object = this.#options.clusterDecorations?.named(decoration.metadata.name ?? "");
+      if (object !== undefined) cached.set(decorationKey(decoration), object);
+    }
     const ownNames = new Set(own.map((pod) => pod.metadata?.name ?? ""));
     const { scope, namespaces } = this.#options.webhookScope;
     const namespaceMetadata = namespaces.get(undefined, namespace)?.metadata;
@@ -87,7 +96,7 @@ export class WorkloadRolloutReconciler {
       namespace,
       outsideWebhookScope: (pod) => outsideAdmissionScope(scope, scopedNamespace, pod.metadata ?? {}),
       pods: own,
-      otherPods: (decoration) => selectablePods(pods, decoration).filter((pod) => !ownNames.has(pod.metadata?.name ?? "")),
+      ...fleetPlanning(this.#options.clusterDecorations, namespace, pods, (decoration) => selectablePods(pods, decoration).filter((pod) => !ownNames.has(pod.metadata?.name ?? "")), (pod) => pod.metadata?.namespace === namespace && ownNames.has(pod.metadata?.name ?? ""), selectablePods),
       decorations,
       updatedRevision,
       revision: (name, revision) => this.#decorations.toApply(namespace, byName, name, revision),
@@ -126,7 +135,7 @@ export class WorkloadRolloutReconciler {
     return retries.length === 0 ? undefined : { requeueAfter: Math.min(...retries) };
   };
 
-  async #act(key: string, step: WorkloadStep, moving: readonly string[], decorations: ReadonlyMap<string, CachedDecoration>, outcome: (pod: Pod, blocked: NonNullable<PodRolloutReport["blocked"]>, retryInMs: number) => void): Promise<void> {
+  async #act(key: string, step: WorkloadStep, moving: readonly string[], decorations: ReadonlyMap<string, KubeObject>, outcome: (pod: Pod, blocked: NonNullable<PodRolloutReport["blocked"]>, retryInMs: number) => void): Promise<void> {
     const record = (type: "Normal" | "Warning", reason: string, message: string) => {
       for (const name of moving) {
         const decoration = decorations.get(name);
@@ -172,7 +181,7 @@ export class WorkloadRolloutReconciler {
   }
 
   /** A pod newly held for a reason of its own (not its turn) is said once, on the decorations it should move. */
-  #reportBlocked(key: string, reports: ReadonlyMap<string, PodRolloutReport>, decorations: ReadonlyMap<string, CachedDecoration>): void {
+  #reportBlocked(key: string, reports: ReadonlyMap<string, PodRolloutReport>, decorations: ReadonlyMap<string, KubeObject>): void {
     for (const [pod, report] of reports) {
       const blocked = report.blocked;
       if (blocked === undefined || blocked.reason === "EvictionRefused") continue;

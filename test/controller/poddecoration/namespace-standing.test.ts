@@ -3,7 +3,9 @@
 // platform's decoration created after the app team's, which admission could not stop.
 import { describe, expect, it } from "vitest";
 import type { PodDecoration } from "../../../src/api/poddecoration.ts";
-import { namespaceStanding } from "../../../src/controller/poddecoration/namespace-standing.ts";
+import { NamespaceStandings } from "../../../src/controller/poddecoration/namespace-standing.ts";
+
+const namespaceStanding = (decoration: PodDecoration, namespace: PodDecoration[], limit: number) => new NamespaceStandings(limit).of(decoration, namespace);
 import { desiredStatus } from "../../../src/controller/poddecoration/status.ts";
 
 function decoration(name: string, spec: Partial<PodDecoration["spec"]>, created: string): PodDecoration {

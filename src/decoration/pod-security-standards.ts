@@ -8,7 +8,7 @@
 // (policy/check_*.go), applied to what a template can add to a pod: init containers, sidecars,
 // volumes and annotations. A rule the pod's own settings can satisfy (a pod-level runAsNonRoot
 // or seccompProfile) cannot be decided here: it is reported, not refused.
-import { childPath, indexPath } from "../api/field-errors.ts";
+import { childPath, forbiddenError, formatFieldError, indexPath } from "../api/field-errors.ts";
 import type { PodDecorationTemplate } from "../api/poddecoration.ts";
 
 export type PodSecurityLevel = "privileged" | "baseline" | "restricted";
@@ -175,4 +175,23 @@ export function templateViolations(template: PodDecorationTemplate, policy: PodS
     }
   });
   return violations;
+}
+
+/**
+ * What the namespace's Pod Security Standards say of a template, as `Kind/name: field: reason`:
+ * refusals (a rule its `enforce` level breaks whatever the pods set) and warnings (a rule the
+ * pods' own settings decide, and what its `warn` level flags).
+ */
+export function namespaceStandards(template: PodDecorationTemplate, namespace: string, labels: Readonly<Record<string, string>>, kind: string, name: string | undefined): { refusals: string[]; warnings: string[] } {
+  const enforce = namespacePolicy(labels, "enforce");
+  const warn = namespacePolicy(labels, "warn");
+  const enforced = enforce === undefined ? [] : templateViolations(template, enforce);
+  const describe = (policy: PodSecurityPolicy, violation: TemplateViolation) => `pods in namespace ${namespace} would violate PodSecurity "${policy.label}": ${violation.rule} (${violation.detail})`;
+  const refusals = enforce === undefined ? [] : enforced.filter((violation) => violation.definite).map((violation) => formatFieldError(kind, name, forbiddenError(violation.path, describe(enforce, violation))));
+  const warnings = [
+    // What the selected pods' own settings decide: they are refused unless they satisfy it.
+    ...(enforce === undefined ? [] : enforced.map((violation) => formatFieldError(kind, name, { path: violation.path, reason: describe(enforce, violation) }))),
+    ...(warn === undefined ? [] : templateViolations(template, warn).map((violation) => formatFieldError(kind, name, { path: violation.path, reason: `pods in namespace ${namespace} would get a warning from PodSecurity "${warn.label}": ${violation.rule} (${violation.detail})` }))),
+  ];
+  return { refusals, warnings };
 }
