@@ -52,7 +52,8 @@ function withWarningsOf(structural: AdmissionDecision, checked: AdmissionDecisio
   return warnings.length === 0 ? checked : { ...checked, response: { ...checked.response, warnings } };
 }
 
-function changesSpec(request: AdmissionRequest): boolean {
+/** Whether a request creates a PodDecoration or changes its spec (a finalizer or label change does not). */
+export function changesSpec(request: AdmissionRequest): boolean {
   if (request.kind.kind !== POD_DECORATION_KIND || request.object == null) return false;
   if (request.operation === "CREATE") return true;
   if (request.operation !== "UPDATE") return false;

@@ -19,6 +19,8 @@ export interface PodDecorationControllerOptions extends ControllerWiring {
   client: KubeClient<CachedDecoration>;
   /** What the rollout to pods of other owners reports of each pod, for status.workloads. */
   rolloutReports?: RolloutReports;
+  /** The API server's Kubernetes version as serve last read it (named in TemplateValid's messages). */
+  kubernetesVersion?: () => string | undefined;
 }
 
 export function podDecorationController(options: PodDecorationControllerOptions): Controller {
@@ -32,6 +34,7 @@ export function podDecorationController(options: PodDecorationControllerOptions)
     collaSets: collaSets.cache,
     client: { podDecorations: options.client.kusion.podDecorations, controllerRevisions: options.client.apps.controllerRevisions },
     dryRunCreate: serverDryRun(options.client.config),
+    ...(options.kubernetesVersion === undefined ? {} : { kubernetesVersion: options.kubernetesVersion }),
     ...(options.rolloutReports === undefined ? {} : { rolloutReports: options.rolloutReports }),
     events: options.events,
     clock: options.clock,
