@@ -155,6 +155,8 @@ beforeAll(async () => {
     "opt-in namespaces, a priority class, no NetworkPolicy": { webhook: { pods: { optIn: true } }, priorityClassName: "system-cluster-critical", networkPolicy: { enabled: false } },
     "webhook callers restricted": { networkPolicy: { webhookFrom: [{ ipBlock: { cidr: "192.0.2.0/24" } }] }, webhook: { clientCA: { configMap: "apiserver-webhook-client-ca" } } },
     "metrics only from the monitoring namespace": { networkPolicy: { metrics: { from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }] } } },
+    // Kubernetes before 1.33 refuses a preStop sleep of 0 seconds: 0 renders no hook (docs/kubernetes-versions.md).
+    "no preStop sleep": { preStopSleepSeconds: 0 },
   };
   // Stand-ins for cert-manager's and the Prometheus Operator's CRDs (see the file).
   const installed = await kubectl(["apply", "--server-side", "--field-manager=pod-decorator-e2e", "-f", EXTERNAL_CRDS]);
@@ -249,6 +251,8 @@ describe("the Helm chart", () => {
     ]);
     // Told to stop, it keeps serving while routes to it drain, and has time left to finish.
     expect(container.lifecycle).toEqual({ preStop: { sleep: { seconds: 5 } } });
+    // 0 is no hook, not a sleep of 0 seconds, which the API server refuses before Kubernetes 1.33.
+    expect((await Rendered.of(namespace, combination("no preStop sleep"))).one<Deployment>("Deployment").spec.template.spec.containers[0]!.lifecycle).toBeUndefined();
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(5 + 10);
     expect(deployment.spec.template.spec.priorityClassName).toBeUndefined();
     expect((await Rendered.of(namespace, combination("opt-in namespaces, a priority class, no NetworkPolicy"))).one<Deployment>("Deployment").spec.template.spec.priorityClassName)
