@@ -12,8 +12,21 @@ export interface ServerVersion {
   current(): KubernetesVersion | undefined;
 }
 
-/** Reads the version now (a failure is logged, not thrown) and every `intervalMs` until `signal`. */
-export async function watchServerVersion(config: KubeConfig, logger: Logger, signal: AbortSignal, intervalMs = 5 * 60_000): Promise<ServerVersion> {
+export interface WatchOptions {
+  /** How often the version is read again once known. */
+  intervalMs?: number;
+  /** How soon a read is tried again while the version is not known yet. */
+  retryMs?: number;
+  /** How long start-up waits for the first read; serve goes on without it after that. */
+  firstReadMs?: number;
+}
+
+/**
+ * Reads the version now (a failure is logged, not thrown; start-up waits at most `firstReadMs`
+ * for it), again every `retryMs` until it is known, then every `intervalMs`, until `signal`.
+ */
+export async function watchServerVersion(config: KubeConfig, logger: Logger, signal: AbortSignal, options: WatchOptions = {}): Promise<ServerVersion> {
+  const { intervalMs = 5 * 60_000, retryMs = 10_000, firstReadMs = 10_000 } = options;
   const api = apiClient(config, VersionApi);
   let current: KubernetesVersion | undefined;
   const read = async () => {
@@ -34,9 +47,17 @@ export async function watchServerVersion(config: KubeConfig, logger: Logger, sig
       logger.warn({ err: statusMessage(error) }, "reading the API server's version failed; decorations are checked against the version last read");
     }
   };
-  await read();
-  const timer = setInterval(() => void read(), intervalMs);
-  timer.unref();
-  signal.addEventListener("abort", () => clearInterval(timer), { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = () => {
+    if (signal.aborted) return;
+    timer = setTimeout(() => void read().then(schedule), current === undefined ? retryMs : intervalMs);
+    timer.unref();
+  };
+  signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+  const first = read().then(schedule);
+  let waited: NodeJS.Timeout | undefined;
+  await Promise.race([first, new Promise<void>((resolve) => (waited = setTimeout(resolve, firstReadMs)))]);
+  clearTimeout(waited);
+  if (current === undefined) logger.warn("the API server's version is not known yet: decorations are not checked against it until it is (the controller's dry run still reports what pods would lose)");
   return { current: () => current };
 }
