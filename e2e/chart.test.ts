@@ -6,13 +6,14 @@
 import { chartNodeOptions } from "../test/bench/chart-runtime.ts";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject } from "vitest";
 import { stringify as toYaml } from "yaml";
 import { customResourceDefinitions } from "../src/api/crd.ts";
 import { parseServeOptions } from "../src/cli/serve-options.ts";
 import { createCertificateAuthority } from "../src/webhook/certificates.ts";
 import { mutatingWebhookConfiguration, validatingWebhookConfiguration } from "../src/webhook/webhook-configuration.ts";
-import { helmBinary, lintChart, manifestObjects, renderChart, repositoryRoot, type KubeManifest } from "./helm/helm.ts";
+import { helmBinary, installChartDryRun, lintChart, manifestObjects, renderChart, repositoryRoot, type KubeManifest } from "./helm/helm.ts";
+import { parseKubernetesVersion } from "../src/api/kubernetes-versions.ts";
 import { committedManifestFiles, HELM_ONLY_LABELS, NAMESPACE, plainManifestFiles, RELEASE } from "./helm/manifests.ts";
 import { clients, eventually, kubectl, test } from "./support/cluster.ts";
 
@@ -504,6 +505,16 @@ describe("the Helm chart", () => {
       "PrometheusRule", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor",
       "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration",
     ]);
+  });
+
+  test(`installs with helm on this cluster's version, ${inject("kubernetesVersion")} (server-side dry run): kubeVersion accepted, NOTES name what the version lacks`, async ({ namespace }) => {
+    const version = inject("kubernetesVersion");
+    const installed = await installChartDryRun({ namespace, kubeconfig: inject("kubeconfig"), values: combination("no preStop sleep") });
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain("STATUS: pending-install");
+    const limits = `Kubernetes ${version}: PodDecorations that use fields of features this version\nlacks are refused`;
+    if ((parseKubernetesVersion(version)?.minor ?? 0) < 36) expect(installed.stdout).toContain(limits);
+    else expect(installed.stdout).not.toContain("PodDecorations that use fields of features this version");
   });
 
   test("ships the generated CRDs, which helm prints with --include-crds", async ({ namespace }) => {
