@@ -24,6 +24,12 @@ PROMTOOL := e2e/promtool
 REAL_NODE := e2e/node
 IMAGE := build/image/pod-decorator.oci.tar
 DIR ?= $(CURDIR)/.controlplane
+# The Kubernetes minors of the local cluster (e2e/controlplane/versions/, oldest first).
+# KUBERNETES_VERSION=1.30 chooses one for every target; unset, a cluster is the newest minor
+# and test-e2e runs on each minor, newest first.
+KUBERNETES_MINORS := $(shell $(CONTROLPLANE)/build.sh --versions)
+E2E_VERSIONS := $(or $(KUBERNETES_VERSION),$(shell printf '%s\n' $(KUBERNETES_MINORS) | sort -rV))
+TEST_SUMMARY := $(CURDIR)/build/test-summary.txt
 
 .PHONY: help setup controlplane controlplane-up controlplane-down node cluster-up cluster-down \
 	lint typecheck build image crds helm manifests demo test test-unit test-rules test-e2e test-node bench clean
@@ -44,15 +50,16 @@ node_modules/.installed: package.json package-lock.json | $(NODE_TOOLCHAIN)
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-setup: node_modules/.installed controlplane ## install Node 24 (if needed), dependencies and the control plane
+setup: node_modules/.installed ## install Node 24 (if needed), dependencies and the control plane of every Kubernetes minor the tests use
+	@for version in $(E2E_VERSIONS); do KUBERNETES_VERSION=$$version $(CONTROLPLANE)/build.sh >/dev/null; done
 
-controlplane: ## build the control-plane binary (once per machine; cold build 15-30 min)
+controlplane: ## build the control-plane binary of KUBERNETES_VERSION (default the newest; once per machine and minor; cold build 15-30 min)
 	@$(CONTROLPLANE)/build.sh >/dev/null
 
 helm: ## build Helm from Go modules (once per machine; cold build ~6 min) and print its path
 	@$(HELM)/build.sh
 
-controlplane-up: node_modules/.installed controlplane ## start etcd, kube-apiserver (with our CRDs), kube-controller-manager: make controlplane-up DIR=D
+controlplane-up: node_modules/.installed controlplane ## start etcd, kube-apiserver (with our CRDs), kube-controller-manager: make controlplane-up DIR=D [KUBERNETES_VERSION=1.30]
 	$(NODE) $(CONTROLPLANE)/cli.ts up $(DIR) config/crd
 
 controlplane-down: | $(NODE_TOOLCHAIN) ## stop the control plane started in DIR and remove its data
@@ -104,9 +111,14 @@ test-rules: node_modules/.installed ## the chart's alert rules: promtool check r
 	  $(NODE) $(PROMTOOL)/render-alerts.ts "$$rules/alerts.yaml" && cp test/alerts/alerts.test.yaml "$$rules/" && \
 	  "$$promtool" check rules "$$rules/alerts.yaml" && "$$promtool" test rules "$$rules/alerts.test.yaml"
 
-test-e2e: node_modules/.installed controlplane ## e2e and chart tests against a real control plane
+# Every minor runs even when one before it failed, so the summary names each.
+test-e2e: node_modules/.installed ## e2e and chart tests against a real control plane of each Kubernetes minor (KUBERNETES_VERSION: one)
 	@$(HELM)/build.sh >/dev/null
-	npx vitest run --project e2e
+	@status=0; for version in $(E2E_VERSIONS); do \
+	  KUBERNETES_VERSION=$$version $(CONTROLPLANE)/build.sh >/dev/null; \
+	  echo; echo "=== e2e on Kubernetes $$version ==="; \
+	  KUBERNETES_VERSION=$$version npx vitest run --project e2e || status=1; \
+	done; exit $$status
 
 # A machine that cannot host a node (not root, no cgroups) skips this suite and says so last,
 # in capitals; POD_DECORATOR_REQUIRE_NODE=1 (set by .ci/run) makes that a failure.
@@ -115,10 +127,18 @@ test-node: node_modules/.installed controlplane ## e2e tests on a real node (kub
 	  $(MAKE) --no-print-directory node image && $(HELM)/build.sh >/dev/null && npx vitest run --project node; \
 	else \
 	  echo; echo "*** THE REAL-NODE SUITE DID NOT RUN: $$problems ***"; echo; \
+	  [ -z "$${POD_DECORATOR_TEST_SUMMARY:-}" ] || echo "node: DID NOT RUN: $$problems" >>"$$POD_DECORATOR_TEST_SUMMARY"; \
 	  if [ "$${POD_DECORATOR_REQUIRE_NODE:-}" = 1 ]; then echo "POD_DECORATOR_REQUIRE_NODE=1: a suite that did not run is a failure"; exit 1; fi; \
 	fi
 
-test: lint typecheck test-unit test-rules test-e2e test-node ## lint, typecheck, unit, alert rules, e2e (simulated kubelet) and real-node tests
+# Each suite's line (project, Kubernetes version, counts) is repeated last, with the total.
+test: ## lint, typecheck, unit, alert rules, e2e (simulated kubelet; each Kubernetes minor) and real-node tests (the newest)
+	@mkdir -p $(dir $(TEST_SUMMARY)) && rm -f $(TEST_SUMMARY)
+	@status=0; POD_DECORATOR_TEST_SUMMARY=$(TEST_SUMMARY) $(MAKE) --no-print-directory lint typecheck test-unit test-rules test-e2e test-node || status=$$?; \
+	  echo; echo "make test:"; touch $(TEST_SUMMARY); sed 's/^/  /' $(TEST_SUMMARY); \
+	  awk '{ for (i = 2; i <= NF; i++) { if ($$i == "tests" && $$(i+1) ~ /^passed/) passed += $$(i-1); if ($$(i+1) ~ /^failed/) failed += $$i } } \
+	    END { printf "total: %d passed, %d failed\n", passed, failed }' $(TEST_SUMMARY); \
+	  exit $$status
 
 bench: node_modules/.installed controlplane ## every DESIGN §9 benchmark side by side: bench-results.json and a Markdown table
 	$(NODE) test/bench/run.ts

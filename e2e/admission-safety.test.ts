@@ -7,8 +7,9 @@
 import { request as plainRequest } from "node:http";
 import { Agent, request } from "node:https";
 import type { V1Pod } from "@kubernetes/client-node";
-import { afterAll, beforeAll, describe, expect } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject } from "vitest";
 import { floodBody } from "../test/bench/flood-body.ts";
+import { parseKubernetesVersion } from "../src/api/kubernetes-versions.ts";
 import { clients, eventually, kubectl, test } from "./support/cluster.ts";
 import { apply, decorationYaml, REVISIONS } from "./support/collaset-world.ts";
 import { serviceAccountIdentity } from "./support/identities.ts";
@@ -36,6 +37,9 @@ describe("a pod from a newer API than this code knows", () => {
   test("is decorated and keeps every field and value it did not render into, an int64 beyond 2^53 exactly", async ({ namespace }) => {
     await apply(decorationYaml(namespace, v1));
     await waitForAdmission(namespace, WEB, "log-shipper", "decorated");
+    // supplementalGroupsPolicy is a field from 1.31 on: kubectl's strict field validation has an
+    // older API server refuse it as unknown.
+    const newerSecurityContext = (parseKubernetesVersion(inject("kubernetesVersion"))?.minor ?? Infinity) >= 31 ? '"supplementalGroupsPolicy": "Strict", ' : "";
     const manifest = (name: string) => `{
       "apiVersion": "v1", "kind": "Pod",
       "metadata": {"name": "${name}", "labels": {"app": "web"}},
@@ -43,7 +47,7 @@ describe("a pod from a newer API than this code knows", () => {
         "os": {"name": "linux"},
         "automountServiceAccountToken": false,
         "schedulingGates": [{"name": "example.com/quota"}],
-        "securityContext": {"supplementalGroupsPolicy": "Strict", "seccompProfile": {"type": "RuntimeDefault"}},
+        "securityContext": {${newerSecurityContext}"seccompProfile": {"type": "RuntimeDefault"}},
         "tolerations": [{"key": "maintenance", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 9223372036854775807}],
         "containers": [{
           "name": "app", "image": "e2e.local/app:1",

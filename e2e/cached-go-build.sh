@@ -3,8 +3,10 @@
 # usage: cached-go-build.sh NAME MODULE_DIR LDFLAGS DESCRIPTION [PACKAGE...]
 #   no PACKAGE: the module's main package becomes the binary NAME; its path is printed.
 #   PACKAGEs:   each becomes a binary in the directory NAME; the directory is printed.
-# GO_BUILD_TAGS adds build tags. The result is cached outside the work tree, keyed by the
-# module's content and these arguments, so a clean clone reuses it and an edit rebuilds it.
+# GO_BUILD_TAGS adds build tags. GO_MODFILE builds with that go.mod (and the go.sum beside it)
+# instead of the module's own (-modfile); GO_CACHE_LABEL starts the cache key (a version, say).
+# The result is cached outside the work tree, keyed by the module's content and these
+# arguments, so a clean clone reuses it, an edit rebuilds it, and versions live side by side.
 # Progress goes to stderr.
 set -euo pipefail
 
@@ -12,12 +14,14 @@ name=$1 module=$2 ldflags=$3 description=$4
 shift 4
 packages=("$@")
 tags=${GO_BUILD_TAGS:-}
+modfile=${GO_MODFILE:-}
 go=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
 key=$(
   cd "$module"
-  cat go.mod go.sum $(find . -name '*.go' | LC_ALL=C sort)
+  if [ -n "$modfile" ]; then cat "$modfile" "${modfile%.mod}.sum"; else cat go.mod go.sum; fi
+  cat $(find . -name '*.go' | LC_ALL=C sort)
   [ -z "$tags${packages[*]}" ] || echo "$tags|${packages[*]}"
-) && key=$(sha256sum <<<"$key" | cut -c1-16)
+) && key=${GO_CACHE_LABEL:+$GO_CACHE_LABEL-}$(sha256sum <<<"$key" | cut -c1-16)
 cache=${POD_DECORATOR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pod-decorator}/$name/$key
 result=$cache/$name
 
@@ -45,7 +49,7 @@ else
 fi
 (
   cd "$module"
-  CGO_ENABLED=0 "$go" build -trimpath -buildvcs=false -tags "$tags" -ldflags "$ldflags" -o "$output" "${targets[@]}" &
+  CGO_ENABLED=0 "$go" build ${modfile:+-modfile="$modfile"} -trimpath -buildvcs=false -tags "$tags" -ldflags "$ldflags" -o "$output" "${targets[@]}" &
   pid=$!
   trap 'kill $pid 2>/dev/null' EXIT
   while kill -0 "$pid" 2>/dev/null; do

@@ -6,13 +6,14 @@
 import { chartNodeOptions } from "../test/bench/chart-runtime.ts";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject } from "vitest";
 import { stringify as toYaml } from "yaml";
 import { customResourceDefinitions } from "../src/api/crd.ts";
 import { parseServeOptions } from "../src/cli/serve-options.ts";
 import { createCertificateAuthority } from "../src/webhook/certificates.ts";
 import { mutatingWebhookConfiguration, validatingWebhookConfiguration } from "../src/webhook/webhook-configuration.ts";
-import { helmBinary, lintChart, manifestObjects, renderChart, repositoryRoot, type KubeManifest } from "./helm/helm.ts";
+import { helmBinary, installChartDryRun, lintChart, manifestObjects, renderChart, repositoryRoot, type KubeManifest } from "./helm/helm.ts";
+import { parseKubernetesVersion } from "../src/api/kubernetes-versions.ts";
 import { committedManifestFiles, HELM_ONLY_LABELS, NAMESPACE, plainManifestFiles, RELEASE } from "./helm/manifests.ts";
 import { clients, eventually, kubectl, test } from "./support/cluster.ts";
 
@@ -156,6 +157,8 @@ beforeAll(async () => {
     "webhook callers restricted": { networkPolicy: { webhookFrom: [{ ipBlock: { cidr: "192.0.2.0/24" } }] }, webhook: { clientCA: { configMap: "apiserver-webhook-client-ca" } } },
     "metrics only from the monitoring namespace": { networkPolicy: { metrics: { from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }] } } },
     "metrics only from the monitoring namespace, in one value": { networkPolicy: { metrics: { namespace: "monitoring" } } },
+    // Kubernetes before 1.33 refuses a preStop sleep of 0 seconds: 0 renders no hook (docs/kubernetes-versions.md).
+    "no preStop sleep": { preStopSleepSeconds: 0 },
   };
   // Stand-ins for cert-manager's and the Prometheus Operator's CRDs (see the file).
   const installed = await kubectl(["apply", "--server-side", "--field-manager=pod-decorator-e2e", "-f", EXTERNAL_CRDS]);
@@ -250,6 +253,8 @@ describe("the Helm chart", () => {
     ]);
     // Told to stop, it keeps serving while routes to it drain, and has time left to finish.
     expect(container.lifecycle).toEqual({ preStop: { sleep: { seconds: 5 } } });
+    // 0 is no hook, not a sleep of 0 seconds, which the API server refuses before Kubernetes 1.33.
+    expect((await Rendered.of(namespace, combination("no preStop sleep"))).one<Deployment>("Deployment").spec.template.spec.containers[0]!.lifecycle).toBeUndefined();
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(5 + 10);
     expect(deployment.spec.template.spec.priorityClassName).toBeUndefined();
     expect((await Rendered.of(namespace, combination("opt-in namespaces, a priority class, no NetworkPolicy"))).one<Deployment>("Deployment").spec.template.spec.priorityClassName)
@@ -503,6 +508,16 @@ describe("the Helm chart", () => {
       "PrometheusRule", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor",
       "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration",
     ]);
+  });
+
+  test(`installs with helm on this cluster's version, ${inject("kubernetesVersion")} (server-side dry run): kubeVersion accepted, NOTES name what the version lacks`, async ({ namespace }) => {
+    const version = inject("kubernetesVersion");
+    const installed = await installChartDryRun({ namespace, kubeconfig: inject("kubeconfig"), values: combination("no preStop sleep") });
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain("STATUS: pending-install");
+    const limits = `Kubernetes ${version}: PodDecorations that use fields of features this version\nlacks are refused`;
+    if ((parseKubernetesVersion(version)?.minor ?? 0) < 36) expect(installed.stdout).toContain(limits);
+    else expect(installed.stdout).not.toContain("PodDecorations that use fields of features this version");
   });
 
   test("ships the generated CRDs, which helm prints with --include-crds", async ({ namespace }) => {

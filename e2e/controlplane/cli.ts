@@ -12,7 +12,7 @@ try {
     const started = Date.now();
     const plane = await startControlPlane(dir, { crds, log: (line) => console.error(line) });
     console.error(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
-    console.log(`kubeconfig: ${plane.kubeconfig}\nkubectl:    ${plane.kubectl}\nserver:     ${plane.server}`);
+    console.log(`kubeconfig: ${plane.kubeconfig}\nkubectl:    ${plane.kubectl}\nserver:     ${plane.server}\nversion:    Kubernetes ${plane.version}`);
   } else if (command === "down") {
     await stopControlPlane(dir);
   } else {

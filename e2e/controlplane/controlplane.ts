@@ -37,6 +37,8 @@ export interface ControlPlane {
   kubeconfig: string;
   kubectl: string;
   binary: string;
+  /** What the API server says it is (`/version`'s gitVersion), e.g. v1.37.2. */
+  version: string;
 }
 
 export interface StartOptions {
@@ -78,7 +80,18 @@ const NODE_CONTROLLERS = [
   "persistentvolume-binder-controller", "persistentvolumeclaim-protection-controller", "persistentvolume-protection-controller",
 ];
 
-/** Builds the binary when this machine has not built this version yet, and returns its path. */
+/**
+ * The Kubernetes minors there is a control-plane build of (e2e/controlplane/versions/), oldest
+ * first. `KUBERNETES_VERSION` chooses one; without it the newest is used.
+ */
+export function kubernetesMinors(): string[] {
+  return execFileSync(join(here, "build.sh"), ["--versions"], { encoding: "utf8" }).trim().split("\n");
+}
+
+/**
+ * Builds the binary of the Kubernetes minor `KUBERNETES_VERSION` names (the newest without it)
+ * when this machine has not built it yet, and returns its path.
+ */
 export function controlPlaneBinary(): string {
   const output = execFileSync(join(here, "build.sh"), { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
   const binary = output.trim().split("\n").at(-1) ?? "";
@@ -160,7 +173,8 @@ export async function startControlPlane(dirArgument: string, options: StartOptio
     ], join(dir, "logs", "kube-apiserver.log"));
     await saveState();
     await waitFor("kube-apiserver", () => apiserverReady(server, pki.caPem), state.pids["kube-apiserver"], join(dir, "logs", "kube-apiserver.log"));
-    log(`kube-apiserver ready at ${server}`);
+    const version = await apiserverVersion(server, pki.caPem);
+    log(`kube-apiserver ${version} ready at ${server}`);
     if (options.crds !== undefined && options.crds.length > 0) {
       installCrds(binary, kubeconfig, options.crds);
       log(`CRDs installed from ${options.crds.join(", ")}`);
@@ -184,7 +198,7 @@ export async function startControlPlane(dirArgument: string, options: StartOptio
       ], join(dir, "logs", "kube-scheduler.log"));
       await saveState();
     }
-    return { dir, server, ca: { cert: pki.caCert, key: pki.caKey }, etcdUrl, kubeconfig, kubectl, binary };
+    return { dir, server, ca: { cert: pki.caCert, key: pki.caKey }, etcdUrl, kubeconfig, kubectl, binary, version };
   } catch (error) {
     await stopControlPlane(dir);
     throw error;
@@ -253,6 +267,24 @@ function apiserverReady(server: string, ca: string): Promise<boolean> {
     });
     request.on("error", () => done(false));
     request.on("timeout", () => request.destroy());
+    request.end();
+  });
+}
+
+/** `/version`'s gitVersion (anonymous requests may read it). */
+function apiserverVersion(server: string, ca: string): Promise<string> {
+  return new Promise((done, fail) => {
+    const request = httpsRequest(`${server}/version`, { ca, timeout: 5000 }, (response) => {
+      let body = "";
+      response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      response.on("end", () => {
+        const version = (JSON.parse(body) as { gitVersion?: unknown }).gitVersion;
+        if (response.statusCode === 200 && typeof version === "string") done(version);
+        else fail(new Error(`GET ${server}/version: ${String(response.statusCode)} ${body.slice(0, 200)}`));
+      });
+    });
+    request.on("error", fail);
+    request.on("timeout", () => request.destroy(new Error(`GET ${server}/version timed out`)));
     request.end();
   });
 }

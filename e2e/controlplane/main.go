@@ -5,7 +5,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 
@@ -17,7 +16,6 @@ import (
 	controllermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
 	proxy "k8s.io/kubernetes/cmd/kube-proxy/app"
 	scheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
-	kubelet "k8s.io/kubernetes/cmd/kubelet/app"
 )
 
 const usage = "usage: controlplane etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubelet|kube-proxy|kubectl [flags...]"
@@ -41,7 +39,7 @@ func main() {
 	case "kube-scheduler":
 		os.Exit(cli.Run(scheduler.NewSchedulerCommand()))
 	case "kubelet":
-		os.Exit(cli.Run(kubelet.NewKubeletCommand(context.Background())))
+		os.Exit(cli.Run(newKubeletCommand()))
 	case "kube-proxy":
 		os.Exit(cli.Run(proxy.NewProxyCommand()))
 	case "kubectl":

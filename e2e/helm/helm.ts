@@ -76,6 +76,21 @@ export async function renderChart(options: RenderOptions): Promise<string> {
   return result.stdout;
 }
 
+/**
+ * `helm install --dry-run=server` of the chart into a cluster: Helm checks the chart's
+ * kubeVersion against the API server's, renders with its version and APIs (NOTES included)
+ * and has the API server judge every object, storing nothing.
+ */
+export function installChartDryRun(options: RenderOptions & { kubeconfig: string }): Promise<HelmResult> {
+  return withValues(options.values ?? {}, (valuesFile) => [
+    "install", options.release ?? "pod-decorator", chartDir,
+    "--kubeconfig", options.kubeconfig,
+    "--namespace", options.namespace,
+    "--values", valuesFile,
+    "--dry-run=server",
+  ]);
+}
+
 /** `helm lint --strict` of the chart with these values. */
 export function lintChart(values: object): Promise<HelmResult> {
   return withValues(values, (valuesFile) => ["lint", "--strict", chartDir, "--values", valuesFile]);

@@ -19,7 +19,7 @@ try {
     const started = Date.now();
     const cluster = await startCluster(dir, { crds, log: (line) => console.error(line) });
     console.error(`cluster ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
-    console.log(`kubeconfig: ${cluster.plane.kubeconfig}\nkubectl:    ${cluster.plane.kubectl}\nserver:     ${cluster.plane.server}\nnode:       ${cluster.node.name} (${cluster.node.ip})`);
+    console.log(`kubeconfig: ${cluster.plane.kubeconfig}\nkubectl:    ${cluster.plane.kubectl}\nserver:     ${cluster.plane.server}\nnode:       ${cluster.node.name} (${cluster.node.ip})\nversion:    Kubernetes ${cluster.plane.version}`);
   } else if (command === "down" && dir !== undefined) {
     await stopCluster(dir);
     const leftovers = clusterLeftovers(dir);

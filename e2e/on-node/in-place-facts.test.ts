@@ -1,4 +1,4 @@
-// What the kubelet (Kubernetes 1.36, containerd 2.4, runc) really does when a live pod's images
+// What the kubelet (Kubernetes 1.37, containerd 2.4, runc) really does when a live pod's images
 // change: the facts the in-place path relies on (src/controller/collaset/pod-update.ts). In
 // place means the pod keeps its UID and only the changed container restarts, with the new image.
 import type { V1Pod } from "@kubernetes/client-node";

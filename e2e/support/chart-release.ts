@@ -3,19 +3,21 @@
 // here with the Deployment's own arguments and environment, authenticated as the chart's
 // ServiceAccount by a token from the TokenRequest API. The API server reaches it through the
 // chart's Service: a private kube-apiserver with aggregator routing resolves the Service to an
-// EndpointSlice on this machine's address and checks the certificate against
+// EndpointSlice (before 1.36, Endpoints) on this machine's address and checks the certificate against
 // <service>.<namespace>.svc, as in a cluster. It writes an audit log of every request a service
 // account makes, so a test can compare what serve did with what the chart grants.
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
-import { DiscoveryV1Api, KubeConfig } from "@kubernetes/client-node";
+import { CoreV1Api, DiscoveryV1Api, KubeConfig } from "@kubernetes/client-node";
+import { inject } from "vitest";
 import { stringify as toYaml } from "yaml";
 import { manifestObjects, renderChart, type KubeManifest } from "../helm/helm.ts";
 import { privateApiServer, type PrivateApiServer } from "../runtime-control-plane.ts";
 import { kubeConfig, kubectl } from "./cluster.ts";
 import { freePort, startOperator, type Operator } from "./operator.ts";
 import { apiClient } from "../../src/kube/api-client.ts";
+import { parseKubernetesVersion } from "../../src/api/kubernetes-versions.ts";
 
 export const RELEASE = "pod-decorator";
 
@@ -140,6 +142,14 @@ export async function startChartRelease(options: ChartReleaseOptions): Promise<C
         ports: [{ name: "webhook", port, protocol: "TCP" }],
       },
     });
+    // Before 1.36 (checked: 1.30.14 does, 1.36.3 does not) the API server resolves a Service to
+    // its v1 Endpoints, not its EndpointSlices (k8s.io/apiserver pkg/util/proxy ResolveEndpoint).
+    if ((parseKubernetesVersion(inject("kubernetesVersion"))?.minor ?? Infinity) < 36) {
+      await apiClient(api.config, CoreV1Api).createNamespacedEndpoints({
+        namespace,
+        body: { metadata: { name: service.metadata.name }, subsets: [{ addresses: [{ ip: hostAddress() }], ports: [{ name: "webhook", port, protocol: "TCP" }] }] },
+      });
+    }
 
     const deployment = only(objects, "Deployment") as KubeManifest & { spec: { template: { spec: { serviceAccountName: string; containers: { args: string[] }[] } } } };
     const serviceAccount = deployment.spec.template.spec.serviceAccountName;

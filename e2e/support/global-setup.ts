@@ -12,6 +12,8 @@ declare module "vitest" {
     kubectl: string;
     controlPlaneDir: string;
     etcdUrl: string;
+    /** The API server's version (gitVersion, e.g. v1.30.14): KUBERNETES_VERSION chooses the minor. */
+    kubernetesVersion: string;
   }
 }
 
@@ -24,11 +26,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
     crds: [fileURLToPath(new URL("../../config/crd/", import.meta.url))],
     log: (line) => console.log(`[controlplane] ${line}`),
   });
-  console.log(`[controlplane] ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${dir})`);
+  console.log(`[controlplane] Kubernetes ${plane.version} ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${dir})`);
+  // The run's summary line names the version (test/support/failure-summary-reporter.ts).
+  process.env.POD_DECORATOR_KUBERNETES_VERSION = plane.version;
   project.provide("kubeconfig", plane.kubeconfig);
   project.provide("kubectl", plane.kubectl);
   project.provide("controlPlaneDir", dir);
   project.provide("etcdUrl", plane.etcdUrl);
+  project.provide("kubernetesVersion", plane.version);
   return async () => {
     await stopControlPlane(dir);
     // Logs stay behind only when the run crashed (the reaper stopped the control plane).

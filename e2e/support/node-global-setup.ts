@@ -31,11 +31,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
     crds: [fileURLToPath(new URL("../../config/crd/", import.meta.url))],
     log: (line) => console.log(`[cluster] ${line}`),
   });
-  console.log(`[cluster] ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${dir})`);
+  console.log(`[cluster] Kubernetes ${cluster.plane.version} ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${dir})`);
+  process.env.POD_DECORATOR_KUBERNETES_VERSION = cluster.plane.version;
   project.provide("kubeconfig", cluster.plane.kubeconfig);
   project.provide("kubectl", cluster.plane.kubectl);
   project.provide("controlPlaneDir", dir);
   project.provide("etcdUrl", cluster.plane.etcdUrl);
+  project.provide("kubernetesVersion", cluster.plane.version);
   project.provide("nodeName", cluster.node.name);
   project.provide("nodeIp", cluster.node.ip);
   project.provide("ctrCommand", cluster.node.ctrCommand);

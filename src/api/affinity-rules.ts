@@ -1,4 +1,4 @@
-// The rules of Kubernetes' affinity validation (pkg/apis/core/validation, 1.36:
+// The rules of Kubernetes' affinity validation (pkg/apis/core/validation, 1.37:
 // validateAffinity, ValidateNodeSelector, ValidateNodeSelectorTerm and the pod affinity term
 // functions) for a decoration's overrideAffinity, which replaces the pod's, and for its node
 // selector terms, which are ANDed into the pod's: beyond operators and values (checked by

@@ -1,4 +1,4 @@
-// The rules of Kubernetes' container validation (pkg/apis/core/validation, 1.36:
+// The rules of Kubernetes' container validation (pkg/apis/core/validation, 1.37:
 // validateContainerCommon, validateInitContainers, validateContainers and what they call)
 // that a container of a PodDecoration template can break on its own — beyond its name, image
 // and the basics of env and mounts, which pod-validation.ts checks. Checked at admission with

@@ -1,4 +1,4 @@
-// The rules of Kubernetes' volume source validation (pkg/apis/core/validation, 1.36:
+// The rules of Kubernetes' volume source validation (pkg/apis/core/validation, 1.37:
 // validateVolumeSource and the per-source functions) for the sources a decoration's volumes
 // most often use (CHECKED_VOLUME_SOURCES). The name and the
 // one-source rule are pod-validation.ts's; other sources pass through to the API server,

@@ -40,6 +40,7 @@ import { ClusterDecorations, type CachedClusterDecoration, type FleetWiring } fr
 import { clusterPodDecorationController } from "../controller/poddecoration/cluster-controller.ts";
 import { selectorMatches } from "../decoration/selector.ts";
 import { admissionHandlers } from "../webhook/admission-handlers.ts";
+import { watchServerVersion } from "../kube/server-version.ts";
 import { cachedDecorationSource } from "../webhook/decoration-source.ts";
 import { createMetricsServer } from "../webhook/metrics-server.ts";
 import { createWebhookMetrics } from "../webhook/metrics.ts";
@@ -126,6 +127,7 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
   const caFilePem = "certFile" in options.tls && options.tls.caFile !== undefined ? await readFile(options.tls.caFile, "utf8") : undefined;
   const clientCaPem = options.clientCaFile === undefined ? undefined : await readFile(options.clientCaFile, "utf8");
   const controllerUsernames = await controllerIdentity(options, config, logger, signal);
+  const serverVersion = await watchServerVersion(config, logger, signal);
   let synced = false;
   const readiness = (): Readiness => (synced ? { ready: true } : { ready: false, reason: "informer caches have not synced" });
   const webhookMetrics = createWebhookMetrics(registry);
@@ -167,7 +169,7 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
         return selectorMatches(scope.namespaceSelector, labels) ? [{ name, labels }] : [];
       }),
       namespaceDecorations: (namespace) => [...decorations.cache.list(namespace), ...clusterIndex.forNamespace(namespace)],
-    }),
+    }, () => serverVersion.current()),
   });
 
   started.push({ what: "webhook server", stop: () => app.close() });
@@ -212,7 +214,7 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
   // Registered once: leadership may be lost and won again in one process.
   const metrics = new RuntimeMetrics(registry);
   const fleet: FleetWiring = { decorations: clusterIndex, informers: { clusterDecorations, revisions: clusterRevisions, namespaces } };
-  const controllers = (leadership: AbortSignal) => runControllers({ client, decorations, revisions, fleet, metrics, logger, identity, options }, leadership);
+  const controllers = (leadership: AbortSignal) => runControllers({ client, decorations, revisions, fleet, metrics, logger, identity, options, kubernetesVersion: () => serverVersion.current()?.gitVersion }, leadership);
   const leader = metrics.leader(options.leaderElectionId);
   // Without leader election this process leads alone, for as long as it runs.
   if (!options.leaderElect) leader.leading(true);
@@ -243,6 +245,7 @@ interface ControllerDependencies {
   metrics: RuntimeMetrics;
   logger: Logger;
   identity: string;
+  kubernetesVersion: () => string | undefined;
   options: Pick<ServeOptions, "podOpsLifecycle" | "lifecycleDrainDelayMs" | "lifecycleStuckAfterMs" | "scope" | "decorationBounds" | "namespace">;
 }
 
@@ -274,6 +277,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     informers: { decorations: dependencies.decorations, revisions: dependencies.revisions, pods, collaSets },
     client,
     rolloutReports,
+    kubernetesVersion: dependencies.kubernetesVersion,
     events,
     clock: realClock,
     logger,

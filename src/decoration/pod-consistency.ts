@@ -1,4 +1,4 @@
-// The rules of Kubernetes' pod validation (pkg/apis/core/validation, 1.36) that tie one part
+// The rules of Kubernetes' pod validation (pkg/apis/core/validation, 1.37) that tie one part
 // of a pod to another, and so can be broken by putting a valid template into a valid pod: a
 // mount needs the volume it names, host ports may not collide, a sleep hook must end within
 // the pod's grace period, annotations must fit… The template alone was checked at

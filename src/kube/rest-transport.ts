@@ -1,7 +1,9 @@
-// Raw JSON GETs and watch streams, authenticated from the KubeConfig. Informers use this
+// Raw JSON GETs, POSTs and watch streams, authenticated from the KubeConfig. Informers use this
 // instead of the generated clients so that list items and watch events arrive in exactly the
 // same wire shape (the generated deserializer turns lists into class instances, drops fields
-// it does not know and rounds timestamps) and so that a watch can be aborted at will.
+// it does not know and rounds timestamps) and so that a watch can be aborted at will; the
+// server-side dry run posts pods with it so that every field reaches the API server (the
+// generated serializer drops those its models lack, too).
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { ApiException, type KubeConfig } from "@kubernetes/client-node";
@@ -29,6 +31,14 @@ export class RestTransport {
     const body = await readBody(response);
     if (!isSuccess(response)) throw apiError(response, body);
     return JSON.parse(body) as unknown;
+  }
+
+  /** POSTs body as JSON and parses the answer; a non-2xx answer throws an ApiException with the raw body. */
+  async postJson(path: string, query: Query, body: unknown, signal?: AbortSignal): Promise<unknown> {
+    const response = await this.#request("POST", path, query, signal, this.#requestTimeoutMs, JSON.stringify(body));
+    const answer = await readBody(response);
+    if (!isSuccess(response)) throw apiError(response, answer);
+    return JSON.parse(answer) as unknown;
   }
 
   /**
@@ -71,20 +81,25 @@ export class RestTransport {
     });
   }
 
-  async #get(path: string, query: Query, signal: AbortSignal | undefined, idleTimeoutMs: number): Promise<IncomingMessage> {
+  #get(path: string, query: Query, signal: AbortSignal | undefined, idleTimeoutMs: number): Promise<IncomingMessage> {
+    return this.#request("GET", path, query, signal, idleTimeoutMs);
+  }
+
+  async #request(method: "GET" | "POST", path: string, query: Query, signal: AbortSignal | undefined, idleTimeoutMs: number, body?: string): Promise<IncomingMessage> {
     const cluster = this.#config.getCurrentCluster();
     if (cluster === null) throw new Error("the kubeconfig has no current cluster");
     const url = new URL(withoutTrailingSlashes(cluster.server) + path);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
-    const options: RequestOptions & { headers: Record<string, string> } = { method: "GET", headers: { Accept: "application/json" } };
+    const headers: Record<string, string> = { Accept: "application/json", ...(body === undefined ? {} : { "Content-Type": "application/json" }) };
+    const options: RequestOptions & { headers: Record<string, string> } = { method, headers };
     // Fills in TLS material, bearer/exec tokens and the cached agent, refreshing tokens as needed.
     await this.#config.applyToHTTPSOptions(options);
     const send = url.protocol === "http:" ? httpRequest : httpsRequest;
     return new Promise<IncomingMessage>((resolve, reject) => {
       const request = send(url, { ...options, ...(signal === undefined ? {} : { signal }) }, resolve);
       request.on("error", reject);
-      if (idleTimeoutMs > 0) request.setTimeout(idleTimeoutMs, () => request.destroy(new Error(`GET ${path}: no answer within ${idleTimeoutMs}ms`)));
-      request.end();
+      if (idleTimeoutMs > 0) request.setTimeout(idleTimeoutMs, () => request.destroy(new Error(`${method} ${path}: no answer within ${idleTimeoutMs}ms`)));
+      request.end(body);
     });
   }
 }

@@ -26,6 +26,8 @@ export interface PodDecorationControllerOptions extends ControllerWiring {
   bounds?: DecorationBounds;
   /** The ClusterPodDecorations selecting each namespace: a decoration's standing there counts them. */
   cluster?: ClusterDecorations;
+  /** The API server's Kubernetes version as serve last read it (named in TemplateValid's messages). */
+  kubernetesVersion?: () => string | undefined;
 }
 
 export function podDecorationController(options: PodDecorationControllerOptions): Controller {
@@ -39,6 +41,7 @@ export function podDecorationController(options: PodDecorationControllerOptions)
     collaSets: collaSets.cache,
     client: { podDecorations: options.client.kusion.podDecorations, controllerRevisions: options.client.apps.controllerRevisions },
     dryRunCreate: serverDryRun(options.client.config),
+    ...(options.kubernetesVersion === undefined ? {} : { kubernetesVersion: options.kubernetesVersion }),
     ...(options.rolloutReports === undefined ? {} : { rolloutReports: options.rolloutReports }),
     events: options.events,
     clock: options.clock,

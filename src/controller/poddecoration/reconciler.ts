@@ -54,6 +54,8 @@ export interface PodDecorationReconcilerOptions {
     controllerRevisions: Pick<ResourceClient<ControllerRevision>, "create" | "jsonPatch" | "delete">;
   };
   dryRunCreate: DryRunCreate;
+  /** The API server's Kubernetes version (gitVersion) as serve last read it, for what a condition says. */
+  kubernetesVersion?: () => string | undefined;
   /** The rollout to pods of other owners: what it reports of each pod (absent: not running). */
   rolloutReports?: WorkloadReports;
   events: Pick<EventRecorder, "record">;
@@ -179,12 +181,25 @@ export class PodDecorationReconciler {
     }
     if (view === undefined) return { type: "TemplateValid", status: "Unknown", reason: "NoNamespaceSelected", message: "it selects no namespace: no pod to render it into is dry-run" };
     const verdict = await validateTemplate(view, { revisionName: revision, template: data.template, injectStrategy: data.injectStrategy }, matched, this.#options.dryRunCreate);
-    const condition: TemplateCondition = verdict.valid
-      ? { type: "TemplateValid", status: "True", reason: "DryRunAccepted", message: `a pod rendered with revision ${revision} passes a server-side dry run` }
-      : { type: "TemplateValid", status: "False", reason: "DryRunRejected", message: verdict.message };
+    const condition: TemplateCondition = !verdict.valid
+      ? { type: "TemplateValid", status: "False", reason: "DryRunRejected", message: verdict.message }
+      : verdict.dropped !== undefined && verdict.dropped.length > 0
+        ? { type: "TemplateValid", status: "False", reason: "FieldsDropped", message: this.#droppedMessage(revision, verdict.dropped) }
+        : { type: "TemplateValid", status: "True", reason: "DryRunAccepted", message: `a pod rendered with revision ${revision} passes a server-side dry run` };
     if (!verdict.valid) this.#options.events.record(decoration, "Warning", "TemplateInvalid", `revision ${revision}: ${verdict.message}`);
+    if (condition.reason === "FieldsDropped") {
+      // Not a refusal: pods are created, without these fields. Said where operators look: status, an Event, the log.
+      this.#options.events.record(decoration, "Warning", "TemplateNotEnforced", condition.message ?? "");
+      this.#options.logger.warn({ key, revision, dropped: verdict.valid ? verdict.dropped : [] }, "the API server drops fields of this decoration from pods: they are not enforced");
+    }
     this.#verdicts.set(key, { uid, revision, condition });
     return condition;
+  }
+
+  #droppedMessage(revision: string, dropped: readonly string[]): string {
+    const version = this.#options.kubernetesVersion?.();
+    const server = version === undefined ? "the API server" : `the API server (Kubernetes ${version})`;
+    return `${server} accepts a pod rendered with revision ${revision} but drops ${dropped.join(", ")}: that part of the decoration is not enforced on this cluster (a feature this Kubernetes version or its feature gates lack, or a field it does not know)`;
   }
 
   /** Its standing among each namespace's decorations it decorates; an Event when others newly out-rank it. */

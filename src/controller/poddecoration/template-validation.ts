@@ -1,12 +1,15 @@
 // Semantic validation of a decoration (DESIGN §7): a sample pod rendered with it is sent to
 // the API server as a server-side dry-run create, so the API server's own rules (volume
-// references, ports, resource formats, ...) judge the rendered result.
+// references, ports, resource formats, ...) judge the rendered result. The pod the API server
+// would store is compared with the one sent: a field it drops (a feature its Kubernetes version
+// or feature gates lack, a field it does not know) is part of the decoration that would not be
+// enforced, and is reported as such (docs/kubernetes-versions.md), never passed over.
 import type { Pod } from "../../api/pod.ts";
 import type { PodDecoration, PodDecorationTemplate } from "../../api/poddecoration.ts";
 import { DecorationError } from "../../decoration/decoration-error.ts";
 import { renderPod } from "../../decoration/render.ts";
 import type { DecorationRevision } from "../../decoration/decorate.ts";
-import type { DryRunCreate, DryRunVerdict } from "../../kube/server-dry-run.ts";
+import type { DryRunCreate } from "../../kube/server-dry-run.ts";
 
 
 interface SamplePodSource {
@@ -79,8 +82,15 @@ function selectorLabels(decoration: PodDecoration): Record<string, string> {
   return labels;
 }
 
+/**
+ * The API server's verdict on a pod rendered with the revision: refused (with its message),
+ * accepted, or accepted with fields dropped (their paths in the pod, containers and volumes by
+ * name).
+ */
+export type TemplateVerdict = { valid: true; dropped?: readonly string[] } | { valid: false; message: string };
+
 /** Renders the decoration's revision into the sample and asks the API server. */
-export async function validateTemplate(decoration: PodDecoration, revision: DecorationRevision, matched: SamplePodSource | undefined, dryRun: DryRunCreate): Promise<DryRunVerdict> {
+export async function validateTemplate(decoration: PodDecoration, revision: DecorationRevision, matched: SamplePodSource | undefined, dryRun: DryRunCreate): Promise<TemplateVerdict> {
   let rendered;
   try {
     rendered = renderPod(samplePod(decoration, matched, revision.template), [{ name: decoration.metadata.name ?? "", namespace: decoration.metadata.namespace, ...revision }]);
@@ -89,5 +99,42 @@ export async function validateTemplate(decoration: PodDecoration, revision: Deco
     if (error instanceof DecorationError) return { valid: false, message: error.message };
     throw error;
   }
-  return dryRun(rendered.pod);
+  const verdict = await dryRun(rendered.pod);
+  if (!verdict.valid || verdict.stored === undefined) return verdict.valid ? { valid: true } : verdict;
+  const dropped = droppedFields(rendered.pod.spec, verdict.stored.spec, "spec");
+  return dropped.length === 0 ? { valid: true } : { valid: true, dropped };
+}
+
+/** Lists keyed by name in a pod spec: their items are matched by name, not position. */
+const NAMED_LISTS = new Set(["spec.containers", "spec.initContainers", "spec.ephemeralContainers", "spec.volumes"]);
+
+/**
+ * The paths of `sent` that `stored` lacks. Values may be normalised (a quantity rewritten,
+ * defaults added) and are not compared; zero values (false, 0, "", [], {}) are left out, as
+ * the API server omits them when it writes an object.
+ */
+export function droppedFields(sent: unknown, stored: unknown, path: string): string[] {
+  if (isZero(sent)) return [];
+  if (stored === undefined || stored === null) return [path];
+  if (Array.isArray(sent)) {
+    if (!Array.isArray(stored)) return [];
+    const storedList: readonly unknown[] = stored;
+    if (NAMED_LISTS.has(path)) {
+      return sent.flatMap((item: unknown) => {
+        const name = (item as { name?: unknown } | null)?.name;
+        const match = storedList.find((candidate) => (candidate as { name?: unknown } | null)?.name === name);
+        return droppedFields(item, match, `${path}[name=${String(name)}]`);
+      });
+    }
+    return sent.flatMap((item: unknown, index) => droppedFields(item, storedList[index], `${path}[${String(index)}]`));
+  }
+  if (typeof sent !== "object" || typeof stored !== "object" || Array.isArray(stored)) return [];
+  const storedObject = stored as Record<string, unknown>;
+  return Object.entries(sent as Record<string, unknown>).flatMap(([key, value]) => droppedFields(value, storedObject[key], `${path}.${key}`));
+}
+
+function isZero(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === 0 || value === "") return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === "object" && Object.keys(value).length === 0;
 }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../../src/api/pod.ts";
 import type { PodDecoration } from "../../../src/api/poddecoration.ts";
-import { validateTemplate } from "../../../src/controller/poddecoration/template-validation.ts";
+import { droppedFields, validateTemplate } from "../../../src/controller/poddecoration/template-validation.ts";
 import { liveRevision } from "../../../src/decoration/decorate.ts";
 
 const decoration: PodDecoration = {
@@ -36,5 +36,51 @@ describe("validateTemplate", () => {
     const verdict = await validateTemplate(decoration, liveRevision(decoration), matched, dryRun);
     expect(verdict).toEqual({ valid: false, message: expect.stringMatching(/^PodDecoration shop\/certs: rendering revision \S+ into this pod would make a pod the API server refuses: .*volume "tls"/) as unknown });
     expect(sent).toEqual([]);
+  });
+});
+
+describe("validateTemplate: what the API server drops", () => {
+  const sidecar: PodDecoration = {
+    ...decoration,
+    spec: {
+      selector: { matchLabels: { app: "web" } },
+      template: { initContainers: [{ name: "proxy", image: "envoy:1", restartPolicy: "Always", resizePolicy: [{ resourceName: "cpu", restartPolicy: "NotRequired" }] }] },
+    },
+  };
+
+  it("reports the fields the stored pod lacks (a feature gate off, an older version), by container name", async () => {
+    const dryRun = (pod: Pod) => {
+      const stored = structuredClone(pod);
+      // What a 1.30 API server does: InPlacePodVerticalScaling is off, resizePolicy is dropped; defaults are added.
+      for (const container of stored.spec?.initContainers ?? []) {
+        delete (container as { resizePolicy?: unknown }).resizePolicy;
+        Object.assign(container, { imagePullPolicy: "IfNotPresent", terminationMessagePath: "/dev/termination-log" });
+      }
+      return Promise.resolve({ valid: true as const, stored });
+    };
+    expect(await validateTemplate(sidecar, liveRevision(sidecar), undefined, dryRun)).toEqual({ valid: true, dropped: ["spec.initContainers[name=proxy].resizePolicy"] });
+  });
+
+  it("finds nothing dropped when the API server only adds defaults and rewrites values", async () => {
+    const dryRun = (pod: Pod) => {
+      const stored = structuredClone(pod) as Pod & { spec: { initContainers: Record<string, unknown>[] } };
+      stored.spec.initContainers[0]!.resources = { requests: { cpu: "500m" } };
+      stored.spec.initContainers[0]!.stdin = undefined;
+      return Promise.resolve({ valid: true as const, stored });
+    };
+    const withZeroes: PodDecoration = { ...sidecar, spec: { ...sidecar.spec, template: { initContainers: [{ name: "proxy", image: "envoy:1", restartPolicy: "Always", stdin: false, args: [], resources: { requests: { cpu: "0.5" } } }] } } };
+    expect(await validateTemplate(withZeroes, liveRevision(withZeroes), undefined, dryRun)).toEqual({ valid: true });
+  });
+});
+
+describe("droppedFields", () => {
+  it("compares named lists by name and other lists by position", () => {
+    const sent = { containers: [{ name: "a", ports: [{ containerPort: 80 }, { containerPort: 81, name: "x" }] }, { name: "b", restartPolicyRules: [{ action: "Restart" }] }] };
+    const stored = { containers: [{ name: "b" }, { name: "a", ports: [{ containerPort: 80, protocol: "TCP" }, { containerPort: 81, protocol: "TCP" }] }] };
+    expect(droppedFields(sent, stored, "spec")).toEqual(["spec.containers[name=a].ports[1].name", "spec.containers[name=b].restartPolicyRules"]);
+  });
+
+  it("reports a whole container or volume the stored pod lacks", () => {
+    expect(droppedFields({ volumes: [{ name: "img", image: { reference: "x" } }] }, { volumes: [] }, "spec")).toEqual(["spec.volumes[name=img]"]);
   });
 });
