@@ -75,7 +75,10 @@ export function validateClusterPodDecoration(value: unknown): FieldError[] {
   return clusterPodDecorationValidator(value);
 }
 
-/** A ClusterPodDecoration as the engine and the controllers take it: a decoration of kind ClusterPodDecoration, in no namespace. */
-export function asDecoration(cpd: ClusterPodDecoration): PodDecoration {
-  return cpd;
+/**
+ * A ClusterPodDecoration as the engine and the controllers take it in one namespace: a decoration
+ * of kind ClusterPodDecoration whose metadata.namespace is that namespace.
+ */
+export function asSeenFrom(cpd: ClusterPodDecoration, namespace: string): PodDecoration {
+  return Object.freeze({ ...cpd, metadata: Object.freeze({ ...cpd.metadata, namespace }) });
 }

@@ -1,8 +1,9 @@
-// `pod-decorator explain pod NAME | poddecoration NAME` against a cluster: reads the pod or
-// decoration, its namespace's decorations and pods, the namespace's labels, the pod webhook's
-// configuration and render errors (status, Events), then prints the live explanation. Finds
-// its cluster as kubectl does (--kubeconfig, $KUBECONFIG, ~/.kube/config, in-cluster;
-// --context; -n, else the context's namespace).
+// `pod-decorator explain pod NAME | poddecoration NAME | clusterpoddecoration NAME` against a
+// cluster: reads the pod or decoration, its namespace's decorations and pods (for a cluster
+// decoration, those of every namespace it selects), the ClusterPodDecorations selecting the
+// namespace, the namespaces' labels, the pod webhook's configuration and render errors (status,
+// Events), then prints the live explanation. Finds its cluster as kubectl does (--kubeconfig,
+// $KUBECONFIG, ~/.kube/config, in-cluster; --context; -n, else the context's namespace).
 import { parseArgs } from "node:util";
 import type { Pod } from "../api/pod.ts";
 import type { PodDecoration } from "../api/poddecoration.ts";
@@ -12,7 +13,12 @@ import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import { isNotFound, statusMessage } from "../kube/errors.ts";
 import { contextNamespace, loadKubectlConfig } from "../kube/kubeconfig.ts";
 import type { Command } from "./command.ts";
-import { explainDecoration, explainPod, type ClusterView, type PodWebhook } from "./live-explanation.ts";
+import { asSeenFrom, type ClusterPodDecoration } from "../api/cluster-poddecoration.ts";
+import { NAMESPACE_NAME_LABEL } from "../decoration/admission-scope.ts";
+import { clusterKey, decorationKey } from "../decoration/decoration-kind.ts";
+import { selectorMatches } from "../decoration/selector.ts";
+import type { Namespace } from "../kube/objects.ts";
+import { explainClusterDecoration, explainDecoration, explainPod, type ClusterView, type DecorationReport, type FleetPods, type PodReport, type PodWebhook } from "./live-explanation.ts";
 import { formatDecorationReport, formatPodReport } from "./live-explanation-format.ts";
 import { EXPLAIN_USAGE as EXPLAIN_CLUSTER_USAGE } from "./explain-usage.ts";
 import { UsageError } from "./usage-error.ts";
@@ -25,7 +31,7 @@ const OUTPUTS = ["text", "json", "yaml"] as const;
 type Client = KubeClient;
 
 interface Options {
-  kind: "pod" | "poddecoration";
+  kind: "pod" | "poddecoration" | "clusterpoddecoration";
   name: string;
   namespace: string | undefined;
   kubeconfig: string | undefined;
@@ -41,6 +47,9 @@ const KINDS: Readonly<Record<string, Options["kind"]>> = {
   poddecoration: "poddecoration",
   poddecorations: "poddecoration",
   pd: "poddecoration",
+  clusterpoddecoration: "clusterpoddecoration",
+  clusterpoddecorations: "clusterpoddecoration",
+  cpd: "clusterpoddecoration",
 };
 
 export function parseClusterArgs(args: readonly string[]): Options {
@@ -63,10 +72,10 @@ export function parseClusterArgs(args: readonly string[]): Options {
   }
   // `pod NAME` or `pod/NAME`, as kubectl takes them.
   const positionals = parsed.positionals.flatMap((positional, index) => (index === 0 && positional.includes("/") ? positional.split("/", 2) : [positional]));
-  if (positionals.length !== 2) throw new UsageError(["expected a kind (pod or poddecoration) and a name", EXPLAIN_CLUSTER_USAGE]);
+  if (positionals.length !== 2) throw new UsageError(["expected a kind (pod, poddecoration or clusterpoddecoration) and a name", EXPLAIN_CLUSTER_USAGE]);
   const [kindArg = "", name = ""] = positionals;
   const kind = Object.hasOwn(KINDS, kindArg.toLowerCase()) ? KINDS[kindArg.toLowerCase()] : undefined;
-  if (kind === undefined) throw new UsageError([`unknown kind ${JSON.stringify(kindArg)}: pod or poddecoration (pd)`, EXPLAIN_CLUSTER_USAGE]);
+  if (kind === undefined) throw new UsageError([`unknown kind ${JSON.stringify(kindArg)}: pod, poddecoration (pd) or clusterpoddecoration (cpd)`, EXPLAIN_CLUSTER_USAGE]);
   const { values } = parsed;
   const output = OUTPUTS.find((candidate) => candidate === values.output);
   if (output === undefined) throw new UsageError([`-o ${values.output ?? ""}: supported values: ${OUTPUTS.join(", ")}`, EXPLAIN_CLUSTER_USAGE]);
@@ -90,10 +99,16 @@ export const explainCluster: Command = async (args, io) => {
     throw new UsageError(`kubeconfig: ${error instanceof Error ? error.message : String(error)}`);
   }
   const namespace = options.namespace ?? contextNamespace(config);
-  const client: Client = createKubeClient(config);
-  const subject: object = await read<object>(() => (options.kind === "pod" ? client.core.pods.get(namespace, options.name) : client.kusion.podDecorations.get(namespace, options.name)), `${options.kind} ${namespace}/${options.name}`);
-  const view = await clusterView(client, namespace, options.webhookConfiguration);
-  const report = options.kind === "pod" ? explainPod(subject as Pod, view) : explainDecoration(subject as unknown as PodDecoration, view);
+  const cluster = new ClusterReader(createKubeClient(config), options.webhookConfiguration);
+  let report: PodReport | DecorationReport;
+  if (options.kind === "clusterpoddecoration") {
+    const cpd = await read(() => cluster.client.kusion.clusterPodDecorations.get("", options.name), `clusterpoddecoration ${options.name}`) as unknown as ClusterPodDecoration;
+    report = await explainFleet(cluster, cpd);
+  } else {
+    const subject: object = await read<object>(() => (options.kind === "pod" ? cluster.client.core.pods.get(namespace, options.name) : cluster.client.kusion.podDecorations.get(namespace, options.name)), `${options.kind} ${namespace}/${options.name}`);
+    const view = await cluster.view(namespace);
+    report = options.kind === "pod" ? explainPod(subject as Pod, view) : explainDecoration(subject as unknown as PodDecoration, view);
+  }
   if (options.output === "json") io.stdout(`${JSON.stringify(report, null, 2)}\n`);
   else if (options.output === "yaml") io.stdout(toYaml(report));
   else io.stdout(report.kind === "PodExplanation" ? formatPodReport(report) : formatDecorationReport(report));
@@ -115,22 +130,94 @@ function causeOf(error: unknown): string {
   return cause instanceof Error ? ` (${cause.message})` : "";
 }
 
-async function clusterView(client: Client, namespace: string, webhookConfiguration: string): Promise<ClusterView> {
-  const [namespaceObject, decorations, pods, webhook] = await Promise.all([
-    read(() => client.core.namespaces.get(namespace), `namespace ${namespace}`),
-    read(() => client.kusion.podDecorations.list(namespace), `poddecorations in ${namespace}`),
-    read(() => client.core.pods.list(namespace), `pods in ${namespace}`),
-    podWebhook(client, webhookConfiguration),
-  ]);
-  const warnings: string[] = [];
-  return {
-    namespaceLabels: namespaceObject.metadata?.labels ?? {},
-    decorations: decorations as unknown as PodDecoration[],
-    pods: pods as Pod[],
-    webhook,
-    renderErrors: await renderErrors(client, namespace, decorations as unknown as PodDecoration[], warnings),
-    warnings,
-  };
+/** A ClusterPodDecoration's pods by state, over every namespace it selects now and those whose pods still record it. */
+async function explainFleet(cluster: ClusterReader, cpd: ClusterPodDecoration): Promise<DecorationReport> {
+  const namespaces = await cluster.namespaces();
+  const selected = namespaces.filter((namespace) => selectsNamespace(cpd, namespace)).map((namespace) => namespace.metadata?.name ?? "");
+  const views = new Map(await Promise.all(selected.map(async (namespace) => [namespace, await cluster.view(namespace)] as const)));
+  const condition = cpd.status?.conditions?.find((candidate) => candidate.type === "TemplateValid" && candidate.status === "False");
+  return explainClusterDecoration(cpd, views, {
+    renderError: condition === undefined ? undefined : `TemplateValid is False (${condition.reason ?? ""}): ${condition.message ?? ""}`,
+    warnings: cpd.status?.namespaces?.some((entry) => (entry.keptPods ?? 0) > 0) === true
+      ? [`namespaces it no longer selects keep what their pods have (status.namespaces: ${cpd.status.namespaces.filter((entry) => (entry.keptPods ?? 0) > 0).map((entry) => `${entry.name} ${entry.keptPods}`).join(", ")}); they are not listed here`]
+      : [],
+  });
+}
+
+function selectsNamespace(cpd: Pick<ClusterPodDecoration, "spec">, namespace: Namespace): boolean {
+  const name = namespace.metadata?.name ?? "";
+  return selectorMatches(cpd.spec.namespaceSelector, { ...namespace.metadata?.labels, [NAMESPACE_NAME_LABEL]: name });
+}
+
+/** What explain reads, each object once per run: namespaces, ClusterPodDecorations, each namespace's view. */
+class ClusterReader {
+  readonly client: Client;
+  readonly #webhookConfiguration: string;
+  readonly #views = new Map<string, Promise<ClusterView>>();
+  #namespaces: Promise<Namespace[]> | undefined;
+  #clusterDecorations: Promise<{ decorations: ClusterPodDecoration[]; warning?: string }> | undefined;
+  #webhook: Promise<ClusterView["webhook"]> | undefined;
+
+  constructor(client: Client, webhookConfiguration: string) {
+    this.client = client;
+    this.#webhookConfiguration = webhookConfiguration;
+  }
+
+  namespaces(): Promise<Namespace[]> {
+    return (this.#namespaces ??= read(() => this.client.core.namespaces.list(), "namespaces"));
+  }
+
+  view(namespace: string): Promise<ClusterView> {
+    let view = this.#views.get(namespace);
+    if (view === undefined) this.#views.set(namespace, (view = this.#read(namespace)));
+    return view;
+  }
+
+  // A namespace user may not read cluster-scoped objects: the report then says what it leaves out.
+  #clusterDecorationsRead(): Promise<{ decorations: ClusterPodDecoration[]; warning?: string }> {
+    return (this.#clusterDecorations ??= this.client.kusion.clusterPodDecorations.list().then(
+      (decorations) => ({ decorations: decorations as unknown as ClusterPodDecoration[] }),
+      (error: unknown) => ({ decorations: [], warning: `ClusterPodDecorations could not be read (${statusMessage(error)}); those decorating the namespace are left out` }),
+    ));
+  }
+
+  async #read(namespace: string): Promise<ClusterView> {
+    const [namespaceObject, decorations, pods, webhook, cluster] = await Promise.all([
+      read(() => this.client.core.namespaces.get(namespace), `namespace ${namespace}`),
+      read(() => this.client.kusion.podDecorations.list(namespace), `poddecorations in ${namespace}`),
+      read(() => this.client.core.pods.list(namespace), `pods in ${namespace}`),
+      (this.#webhook ??= podWebhook(this.client, this.#webhookConfiguration)),
+      this.#clusterDecorationsRead(),
+    ]);
+    const warnings: string[] = cluster.warning === undefined ? [] : [cluster.warning];
+    const selecting = cluster.decorations.filter((cpd) => selectsNamespace(cpd, namespaceObject));
+    const own = decorations as unknown as PodDecoration[];
+    const renderErrorsOf = await renderErrors(this.client, namespace, own, warnings);
+    for (const cpd of selecting) {
+      const condition = cpd.status?.conditions?.find((candidate) => candidate.type === "TemplateValid" && candidate.status === "False");
+      if (condition !== undefined) renderErrorsOf.set(clusterKey(cpd.metadata.name ?? ""), `TemplateValid is False (${condition.reason ?? ""}): ${condition.message ?? ""}`);
+    }
+    const partitioned = selecting.filter((cpd) => cpd.spec.updateStrategy?.rollingUpdate?.partition !== undefined);
+    const fleets = new Map(await Promise.all(partitioned.map(async (cpd) => [clusterKey(cpd.metadata.name ?? ""), await this.#fleet(cpd, namespace, pods as Pod[], namespaceObject)] as const)));
+    return {
+      namespaceLabels: namespaceObject.metadata?.labels ?? {},
+      decorations: [...own, ...selecting.map((cpd) => asSeenFrom(cpd, namespace))],
+      pods: pods as Pod[],
+      webhook,
+      renderErrors: renderErrorsOf,
+      warnings,
+      fleet: (decoration) => fleets.get(decorationKey(decoration)),
+    };
+  }
+
+  /** A partitioned cluster decoration's pods: those of every namespace it selects (its partition counts them all). */
+  async #fleet(cpd: ClusterPodDecoration, namespace: string, own: readonly Pod[], namespaceObject: Namespace): Promise<FleetPods> {
+    const selected = (await this.namespaces()).filter((candidate) => selectsNamespace(cpd, candidate));
+    const labels = new Map(selected.map((candidate) => [candidate.metadata?.name ?? "", { ...candidate.metadata?.labels, [NAMESPACE_NAME_LABEL]: candidate.metadata?.name ?? "" }]));
+    labels.set(namespace, { ...namespaceObject.metadata?.labels, [NAMESPACE_NAME_LABEL]: namespace });
+    const others = await Promise.all([...labels.keys()].filter((name) => name !== namespace).map((name) => read(() => this.client.core.pods.list(name), `pods in ${name}`)));
+    return { pods: [...own, ...(others.flat() as Pod[])], namespaceLabels: (name) => labels.get(name) };
+  }
 }
 
 async function podWebhook(client: Client, name: string): Promise<ClusterView["webhook"]> {

@@ -20,7 +20,7 @@ export const explain: Command = async (args, io) => {
   // Loaded on use: the client library would slow the offline path.
   if (againstCluster(args)) return (await import("./explain-cluster.ts")).explainCluster(args, io);
   const run = await decorationRun(args, io, { usage: EXPLAIN_OFFLINE_USAGE, outputs: ["text", "json"], withExplainFlag: false });
-  const explanation = explainRun(run.pod, run.decorations, run.result);
+  const explanation = explainRun(run.pod, run.decorations, run.result, run.unselecting);
   io.stdout(run.output === "json" ? `${JSON.stringify(explanation, null, 2)}\n` : formatExplanation(explanation));
   return 0;
 };

@@ -3,6 +3,7 @@
 import type { Pod } from "../api/pod.ts";
 import { decorationGroup, decorationWeight, type PodDecoration } from "../api/poddecoration.ts";
 import type { DecorateResult } from "../decoration/decorate.ts";
+import { decorationKey } from "../decoration/decoration-kind.ts";
 import { DEFAULT_NAMESPACE, type ExclusionReason } from "../decoration/selection.ts";
 
 /**
@@ -37,20 +38,19 @@ export interface Explanation {
   warnings: string[];
 }
 
-export function explain(pod: Pod, decorations: readonly PodDecoration[], result: DecorateResult): Explanation {
-  const byName = new Map(decorations.map((decoration) => [decoration.metadata.name ?? "", decoration]));
+/** The account of a render; `unselecting` are the cluster decorations whose namespaceSelector does not select the pod's namespace. */
+export function explain(pod: Pod, decorations: readonly PodDecoration[], result: DecorateResult, unselecting: readonly { decoration: PodDecoration; detail: string }[] = []): Explanation {
+  const byName = new Map(decorations.map((decoration) => [decorationKey(decoration), decoration]));
   return {
     pod: { namespace: pod.metadata?.namespace ?? DEFAULT_NAMESPACE, name: pod.metadata?.name ?? pod.metadata?.generateName ?? "<unnamed>" },
     applied: result.applied.map(({ name, revision }) => {
       const decoration = byName.get(name);
       return { name, revision, group: decoration === undefined ? "" : decorationGroup(decoration), weight: decoration === undefined ? 0 : decorationWeight(decoration) };
     }),
-    excluded: result.excluded.map(({ decoration, reason, detail }) => ({
-      name: decoration.metadata.name ?? "",
-      namespace: decoration.metadata.namespace ?? DEFAULT_NAMESPACE,
-      reason,
-      detail,
-    })),
+    excluded: [
+      ...result.excluded.map(({ decoration, reason, detail }) => ({ name: decorationKey(decoration), namespace: decoration.metadata.namespace ?? DEFAULT_NAMESPACE, reason, detail })),
+      ...unselecting.map(({ decoration, detail }) => ({ name: decorationKey(decoration), namespace: decoration.metadata.namespace ?? DEFAULT_NAMESPACE, reason: "namespace" as const, detail })),
+    ],
     warnings: result.warnings,
   };
 }

@@ -47,12 +47,20 @@ export function formatPodReport(report: PodReport): string {
 
 export function formatDecorationReport(report: DecorationReport): string {
   const { decoration } = report;
+  const fleet: Row[] = decoration.clusterScoped === true
+    ? [
+      ["Namespace selector", JSON.stringify(decoration.namespaceSelector ?? {})],
+      ["Namespaces", (decoration.namespaces ?? []).length === 0 ? "<none selected>" : (decoration.namespaces ?? []).join(", ")],
+    ]
+    : [];
   const lines = rows([
-    ["PodDecoration", `${decoration.namespace}/${decoration.name}`],
+    decoration.clusterScoped === true ? ["ClusterPodDecoration", decoration.name] : ["PodDecoration", `${decoration.namespace}/${decoration.name}`],
+    ...fleet,
     ["Updated revision", decoration.updatedRevision ?? "<none>"],
     ["Current revision", decoration.currentRevision ?? "<none>"],
     ["Partition", decoration.partition === undefined ? "<none>" : String(decoration.partition)],
     ["Canary selector", decoration.canarySelector === undefined ? "<none>" : JSON.stringify(decoration.canarySelector)],
+    ...(decoration.clusterScoped === true ? [["Namespace canary", decoration.namespaceCanary === undefined ? "<none>" : JSON.stringify(decoration.namespaceCanary)] satisfies Row] : []),
     ["Render error", decoration.renderError ?? "<none>"],
   ], "");
   lines.push("Pods:");

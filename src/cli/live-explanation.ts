@@ -11,6 +11,8 @@ import { podRevisions, recordedRevisions, type RecordedRevision } from "../decor
 import { isMatchedPod, isPodReady, rolloutStandings, type RolloutPod, type RolloutStanding } from "../decoration/rollout.ts";
 import { selectDecorations } from "../decoration/selection.ts";
 import { selectorMatches } from "../decoration/selector.ts";
+import { asSeenFrom, type ClusterPodDecoration } from "../api/cluster-poddecoration.ts";
+import { decorationKey, isClusterDecoration } from "../decoration/decoration-kind.ts";
 import type { Reason } from "./explanation.ts";
 
 export type { Reason, ReasonCode } from "./explanation.ts";
@@ -80,6 +82,11 @@ export interface DecorationReport {
     partition?: number;
     canarySelector?: LabelSelector;
     renderError?: string;
+    /** A ClusterPodDecoration: the namespaces it selects (namespace is empty), its namespace canary. */
+    clusterScoped?: boolean;
+    namespaceSelector?: LabelSelector;
+    namespaces?: string[];
+    namespaceCanary?: LabelSelector;
   };
   /** Pods that match or record the decoration, by state; states without pods are left out. */
   pods: Partial<Record<DecorationState, DecorationPod[]>>;
@@ -89,6 +96,7 @@ export interface DecorationReport {
 /** What `explain` reads from the cluster for one namespace. */
 export interface ClusterView {
   namespaceLabels: Readonly<Record<string, string>>;
+  /** The namespace's PodDecorations and the ClusterPodDecorations selecting it, as seen from it. */
   decorations: readonly PodDecoration[];
   pods: readonly Pod[];
   /** The pod webhook's scope in the MutatingWebhookConfiguration, or why it is unknown. */
@@ -97,6 +105,17 @@ export interface ClusterView {
   renderErrors: ReadonlyMap<string, string>;
   /** What could not be read (the report is then partial, and says so). */
   warnings?: readonly string[];
+  /**
+   * For a ClusterPodDecoration, the pods of every namespace it selects with those namespaces'
+   * labels: a partition counts them all, its namespace canary reads the labels. Without it, the
+   * namespace's own pods stand for them (no partition to count across namespaces).
+   */
+  fleet?: (decoration: PodDecoration) => FleetPods | undefined;
+}
+
+export interface FleetPods {
+  pods: readonly Pod[];
+  namespaceLabels: (namespace: string) => Readonly<Record<string, string>> | undefined;
 }
 
 export interface PodWebhook {
@@ -137,40 +156,75 @@ export function explainPod(pod: Pod, given: ClusterView): PodReport {
 }
 
 export function explainDecoration(decoration: PodDecoration, given: ClusterView): DecorationReport {
-  // The decoration read on its own is another object than the listed one: selection must see it once.
-  const others = given.decorations.filter((candidate) => nameOf(candidate) !== nameOf(decoration));
-  const view = { ...given, decorations: [...others, decoration] };
   const pods: Partial<Record<DecorationState, DecorationPod[]>> = {};
+  const view = addPodsByState(pods, decoration, given, nameOf);
+  const renderError = view.renderErrors.get(decorationKey(decoration));
+  return { kind: "PodDecorationExplanation", decoration: { namespace: decoration.metadata.namespace ?? "", name: nameOf(decoration), ...rolloutOf(decoration), ...(renderError === undefined ? {} : { renderError }) }, pods, warnings: [...(view.warnings ?? [])] };
+}
+
+/**
+ * A ClusterPodDecoration's pods by state over the namespaces it selects: one view per namespace
+ * (its decorations and pods), the pods known as namespace/name. `unselected` are the namespaces
+ * whose pods still record it though it no longer selects them (they keep what they have).
+ */
+export function explainClusterDecoration(cpd: ClusterPodDecoration, views: ReadonlyMap<string, ClusterView>, extra: { renderError?: string | undefined; warnings?: readonly string[] } = {}): DecorationReport {
+  const pods: Partial<Record<DecorationState, DecorationPod[]>> = {};
+  const warnings: string[] = [...(extra.warnings ?? [])];
+  for (const [namespace, view] of [...views].sort(([a], [b]) => compareNames(a, b))) {
+    addPodsByState(pods, asSeenFrom(cpd, namespace), view, (pod) => `${namespace}/${nameOf(pod)}`);
+    warnings.push(...(view.warnings ?? []));
+  }
+  const { canarySelector, ...rollout } = rolloutOf(cpd);
+  const namespaceCanary = cpd.spec.updateStrategy?.rollingUpdate?.namespaceSelector;
+  return {
+    kind: "PodDecorationExplanation",
+    decoration: {
+      namespace: "",
+      name: nameOf(cpd),
+      clusterScoped: true,
+      namespaceSelector: cpd.spec.namespaceSelector,
+      namespaces: [...views.keys()].sort(compareNames),
+      ...rollout,
+      ...(canarySelector === undefined ? {} : { canarySelector }),
+      ...(namespaceCanary === undefined ? {} : { namespaceCanary }),
+      ...(extra.renderError === undefined ? {} : { renderError: extra.renderError }),
+    },
+    pods,
+    warnings: [...new Set(warnings)],
+  };
+}
+
+function rolloutOf(decoration: PodDecoration): Pick<DecorationReport["decoration"], "updatedRevision" | "currentRevision" | "partition" | "canarySelector"> {
   const rollingUpdate = decoration.spec.updateStrategy?.rollingUpdate;
+  return {
+    ...(decoration.status?.updatedRevision === undefined ? {} : { updatedRevision: decoration.status.updatedRevision }),
+    ...(decoration.status?.currentRevision === undefined ? {} : { currentRevision: decoration.status.currentRevision }),
+    ...(rollingUpdate?.partition === undefined ? {} : { partition: rollingUpdate.partition }),
+    ...(rollingUpdate?.selector === undefined ? {} : { canarySelector: rollingUpdate.selector }),
+  };
+}
+
+/** Adds the view's pods that match or record the decoration to `pods` by state; returns the view the decoration was judged in. */
+function addPodsByState(pods: Partial<Record<DecorationState, DecorationPod[]>>, decoration: PodDecoration, given: ClusterView, podName: (pod: Pod) => string): ClusterView {
+  // The decoration read on its own is another object than the listed one: selection must see it once.
+  const key = decorationKey(decoration);
+  const others = given.decorations.filter((candidate) => decorationKey(candidate) !== key);
+  const view = { ...given, decorations: [...others, decoration] };
   for (const pod of [...view.pods].sort((a, b) => compareNames(nameOf(a), nameOf(b)))) {
     const verdict = verdictFor(pod, decoration, view, selectDecorations(pod, view.decorations), webhookScope(view, pod));
     if (verdict.state === "not-matched") continue;
     const { name: _name, updatedRevision: _updated, ...rest } = verdict;
-    (pods[verdict.state] ??= []).push({ pod: nameOf(pod), ...rest });
+    (pods[verdict.state] ??= []).push({ pod: podName(pod), ...rest });
   }
-  const renderError = view.renderErrors.get(nameOf(decoration));
-  return {
-    kind: "PodDecorationExplanation",
-    decoration: {
-      namespace: decoration.metadata.namespace ?? "",
-      name: nameOf(decoration),
-      ...(decoration.status?.updatedRevision === undefined ? {} : { updatedRevision: decoration.status.updatedRevision }),
-      ...(decoration.status?.currentRevision === undefined ? {} : { currentRevision: decoration.status.currentRevision }),
-      ...(rollingUpdate?.partition === undefined ? {} : { partition: rollingUpdate.partition }),
-      ...(rollingUpdate?.selector === undefined ? {} : { canarySelector: rollingUpdate.selector }),
-      ...(renderError === undefined ? {} : { renderError }),
-    },
-    pods,
-    warnings: [...(view.warnings ?? [])],
-  };
+  return view;
 }
 
 function verdictFor(pod: Pod, decoration: PodDecoration, view: ClusterView, selection: ReturnType<typeof selectDecorations>, webhook: WebhookScope): DecorationVerdict {
-  const name = nameOf(decoration);
+  const name = decorationKey(decoration);
   const podRevision = recordedRevisions(pod)?.get(name);
   const updatedRevision = decoration.status?.updatedRevision;
   const base = { name, ...(podRevision === undefined ? {} : { podRevision }), ...(updatedRevision === undefined ? {} : { updatedRevision }) };
-  const exclusion = selection.excluded.find((candidate) => nameOf(candidate.decoration) === name);
+  const exclusion = selection.excluded.find((candidate) => decorationKey(candidate.decoration) === name);
   const renderError = view.renderErrors.get(name);
   const renderReasons: Reason[] = renderError === undefined ? [] : [{ reason: "render-error", detail: renderError }];
 
@@ -191,14 +245,14 @@ function verdictFor(pod: Pod, decoration: PodDecoration, view: ClusterView, sele
     return { ...base, matches: true, state: "pending", reasons: [{ reason: "revision-pending", detail: "the controller has stored no revision yet (status.updatedRevision is empty)" }, ...renderReasons] };
   }
 
-  const standing = standingsOf(decoration, updatedRevision, view).get(nameOf(pod));
+  const standing = standingsOf(decoration, updatedRevision, view).get(rolloutName(decoration, pod));
   if (standing === undefined) throw new Error(`pod ${nameOf(pod)} is not among the pods of its namespace`);
   const target = standing.target;
   const verdict = { ...base, ...(target === undefined ? {} : { targetRevision: target }), matches: true };
   const heldReasons: Reason[] = standing.held === undefined
     ? []
     : standing.held.by === "canary-selector"
-      ? [{ reason: "canary-selector", detail: `outside the rollout's selector ${JSON.stringify(decoration.spec.updateStrategy?.rollingUpdate?.selector)}: the pod keeps what it has` }]
+      ? [{ reason: "canary-selector", detail: `${canaryDescription(decoration)}: the pod keeps what it has` }]
       : [{
         reason: "partition",
         detail: `held by partition ${standing.held.partition}: position ${standing.held.position} of ${standing.held.candidates} in update order, and only the first ${Math.max(0, standing.held.candidates - standing.held.partition)} move`,
@@ -243,14 +297,37 @@ function standingsOf(decoration: PodDecoration, updatedRevision: string, view: C
   if (byDecoration === undefined) standingsCache.set(view, (byDecoration = new WeakMap()));
   let standings = byDecoration.get(decoration);
   if (standings === undefined) {
-    const name = nameOf(decoration);
-    const pods: RolloutPod[] = view.pods
-      .filter((candidate) => isMatchedPod(decoration, candidate))
-      .map((candidate) => ({ name: nameOf(candidate), labels: candidate.metadata?.labels ?? {}, ready: isPodReady(candidate), current: recordedRevisions(candidate)?.get(name) }));
+    const name = decorationKey(decoration);
+    const fleet = isClusterDecoration(decoration) ? (view.fleet?.(decoration) ?? { pods: view.pods, namespaceLabels: () => view.namespaceLabels }) : undefined;
+    // A cluster decoration matches each pod as seen from the pod's namespace.
+    const matches = (candidate: Pod) => isMatchedPod(fleet === undefined ? decoration : asSeenFrom(decoration as ClusterPodDecoration, candidate.metadata?.namespace ?? ""), candidate);
+    const pods: RolloutPod[] = (fleet?.pods ?? view.pods)
+      .filter(matches)
+      .map((candidate) => ({
+        name: rolloutName(decoration, candidate),
+        labels: candidate.metadata?.labels ?? {},
+        ready: isPodReady(candidate),
+        current: recordedRevisions(candidate)?.get(name),
+        ...(fleet === undefined ? {} : { namespaceLabels: fleet.namespaceLabels(candidate.metadata?.namespace ?? "") }),
+      }));
     standings = rolloutStandings(decoration, updatedRevision, pods, decoration.status?.currentRevision);
     byDecoration.set(decoration, standings);
   }
   return standings;
+}
+
+function canaryDescription(decoration: PodDecoration): string {
+  const rollingUpdate = decoration.spec.updateStrategy?.rollingUpdate;
+  const parts = [
+    ...(rollingUpdate?.selector === undefined ? [] : [`the rollout's selector ${JSON.stringify(rollingUpdate.selector)}`]),
+    ...(rollingUpdate?.namespaceSelector === undefined ? [] : [`the rollout's namespaceSelector ${JSON.stringify(rollingUpdate.namespaceSelector)} (the namespace canary)`]),
+  ];
+  return `outside ${parts.join(" or ")}`;
+}
+
+/** A pod among a decoration's rollout: by name, or for a cluster decoration by namespace and name. */
+function rolloutName(decoration: PodDecoration, pod: Pod): string {
+  return isClusterDecoration(decoration) ? `${pod.metadata?.namespace ?? ""}/${nameOf(pod)}` : nameOf(pod);
 }
 
 /**

@@ -2,15 +2,18 @@
 import { parseArgs } from "node:util";
 import type { Pod } from "../api/pod.ts";
 import type { PodDecoration } from "../api/poddecoration.ts";
+import { DEFAULT_NAMESPACE } from "../decoration/selection.ts";
 import { type DecorateResult, decoratePod, liveRevision } from "../decoration/decorate.ts";
 import type { CommandIO } from "./command.ts";
 import { DecorationError } from "../decoration/decoration-error.ts";
-import { loadDecorations, loadPod } from "./manifests.ts";
+import { decorationsForNamespace, loadDecorations, loadPod, type NamespaceDecorations } from "./manifests.ts";
 import { UsageError } from "./usage-error.ts";
 
 export interface DecorationRun {
   pod: Pod;
+  /** What the engine was given (decorationsForNamespace). */
   decorations: PodDecoration[];
+  unselecting: NamespaceDecorations["unselecting"];
   result: DecorateResult;
   output: "yaml" | "json" | "text";
   explain: boolean;
@@ -25,7 +28,8 @@ export interface RunOptions {
 export async function decorationRun(args: readonly string[], io: CommandIO, options: RunOptions): Promise<DecorationRun> {
   const values = parse(args, options);
   const pod = loadPod(await read(io, values.pod, "--pod"), values.pod);
-  const decorations = loadDecorations(await read(io, values.decorations, "--decorations"), values.decorations);
+  const manifests = loadDecorations(await read(io, values.decorations, "--decorations"), values.decorations);
+  const { decorations, unselecting } = decorationsForNamespace(manifests, pod.metadata?.namespace ?? DEFAULT_NAMESPACE);
   // Offline there are no stored revisions: every decoration renders its current spec.
   let result: DecorateResult;
   try {
@@ -35,8 +39,9 @@ export async function decorationRun(args: readonly string[], io: CommandIO, opti
     if (error instanceof DecorationError) throw new UsageError(error.message);
     throw error;
   }
-  return { pod, decorations, result, output: values.output, explain: values.explain };
+  return { pod, decorations, unselecting, result, output: values.output, explain: values.explain };
 }
+
 
 function parse(args: readonly string[], options: RunOptions): { pod: string; decorations: string; output: "yaml" | "json" | "text"; explain: boolean } {
   let parsed;

@@ -11,7 +11,7 @@ export const RENDER_USAGE = "usage: pod-decorator render --pod FILE --decoration
 export const render: Command = async (args, io) => {
   const run = await decorationRun(args, io, { usage: RENDER_USAGE, outputs: ["yaml", "json"], withExplainFlag: true });
   io.stdout(run.output === "json" ? `${JSON.stringify(run.result.pod, null, 2)}\n` : toYaml(run.result.pod));
-  if (run.explain) io.stderr(formatExplanation(explain(run.pod, run.decorations, run.result)));
+  if (run.explain) io.stderr(formatExplanation(explain(run.pod, run.decorations, run.result, run.unselecting)));
   else for (const warning of run.result.warnings) io.stderr(`Warning: ${warning}\n`);
   return 0;
 };

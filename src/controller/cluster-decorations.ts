@@ -6,7 +6,7 @@
 // worked out. Each cluster decoration is handed out as seen from the namespace (its
 // metadata.namespace that namespace), the same object until it or the namespace changes, so the
 // engine's per-object memos and the webhook's answer memo hold for it.
-import type { ClusterPodDecoration } from "../api/cluster-poddecoration.ts";
+import { asSeenFrom, type ClusterPodDecoration } from "../api/cluster-poddecoration.ts";
 import type { Labels } from "../api/label-selector.ts";
 import type { PodDecoration } from "../api/poddecoration.ts";
 import { type AdmissionScope, NAMESPACE_NAME_LABEL } from "../decoration/admission-scope.ts";
@@ -139,11 +139,6 @@ export class ClusterDecorations {
     if (seen?.namespace !== object) views.set(namespace, (seen = { namespace: object, view: asSeenFrom(cpd, namespace) }));
     return seen!.view;
   }
-}
-
-/** A cluster decoration as the engine and the controllers take it in one namespace. */
-export function asSeenFrom(cpd: ClusterPodDecoration, namespace: string): PodDecoration {
-  return Object.freeze({ ...cpd, metadata: Object.freeze({ ...cpd.metadata, namespace }) });
 }
 
 /**

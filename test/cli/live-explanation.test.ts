@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/pod.ts";
 import type { PodDecoration } from "../../src/api/poddecoration.ts";
-import { explainDecoration, explainPod, type ClusterView, type DecorationVerdict } from "../../src/cli/live-explanation.ts";
+import { asSeenFrom, type ClusterPodDecoration } from "../../src/api/cluster-poddecoration.ts";
+import { explainClusterDecoration, explainDecoration, explainPod, type ClusterView, type DecorationVerdict } from "../../src/cli/live-explanation.ts";
 import { formatDecorationReport, formatPodReport } from "../../src/cli/live-explanation-format.ts";
 
 const NS = "shop";
@@ -257,5 +258,72 @@ describe("explainDecoration", () => {
     const text = formatDecorationReport(report);
     expect(text).toContain("  held (1):\n    d  has <none>, should have <none>\n      partition: held by partition 1: position 4 of 4");
     expect(text).not.toContain("other");
+  });
+});
+
+describe("ClusterPodDecorations in explain", () => {
+  function clusterDecoration(name: string, spec: Partial<ClusterPodDecoration["spec"]> = {}, status: { updated?: string; current?: string } = {}): ClusterPodDecoration {
+    return {
+      apiVersion: "pod-decorator.io/v1alpha1",
+      kind: "ClusterPodDecoration",
+      metadata: { name, creationTimestamp: "2026-01-01T00:00:00Z" },
+      spec: { namespaceSelector: { matchLabels: { mesh: "enabled" } }, selector: { matchLabels: { app: "web" } }, ...spec },
+      status: { updatedRevision: status.updated ?? `cpd-${name}-r2`, ...(status.current === undefined ? {} : { currentRevision: status.current }) },
+    };
+  }
+
+  function clusterRecorded(subject: Pod, revisions: Record<string, string>, namespace = NS): Pod {
+    return {
+      ...subject,
+      metadata: {
+        ...subject.metadata,
+        namespace,
+        annotations: { ...subject.metadata?.annotations, "pod-decorator.io/cluster-revisions": JSON.stringify(Object.entries(revisions).map(([name, revision]) => ({ name, revision }))) },
+      },
+    };
+  }
+
+  it("tells a ClusterPodDecoration from a PodDecoration of the same name, each by its own record", () => {
+    const mesh = clusterDecoration("mesh");
+    const subject = clusterRecorded(pod("web-0", { mesh: "mesh-r2" }), { mesh: "cpd-mesh-r1" });
+    const report = explainPod(subject, view([decoration("mesh"), asSeenFrom(mesh, NS)], [subject]));
+    expect(report.decorations.map((verdict) => [verdict.name, verdict.state, verdict.podRevision])).toEqual([
+      ["mesh", "updated", "mesh-r2"],
+      ["ClusterPodDecoration/mesh", "outdated", "cpd-mesh-r1"],
+    ]);
+  });
+
+  it("counts a cluster decoration's partition over the pods of every namespace it selects", () => {
+    // Partition 1 over three pods in two namespaces: the first two in update order move.
+    const mesh = clusterDecoration("mesh", { updateStrategy: { rollingUpdate: { partition: 1 } } }, { current: "cpd-mesh-r1" });
+    const a = clusterRecorded(pod("a", null), { mesh: "cpd-mesh-r1" }, "alpha");
+    const b = clusterRecorded(pod("b", null), { mesh: "cpd-mesh-r1" }, "beta");
+    const c = clusterRecorded(pod("c", null), { mesh: "cpd-mesh-r1" }, "beta");
+    const fleet = { pods: [a, b, c], namespaceLabels: (name: string) => ({ mesh: "enabled", "kubernetes.io/metadata.name": name }) };
+    const inBeta = view([asSeenFrom(mesh, "beta")], [b, c], { fleet: () => fleet });
+    expect(verdictOf(c, inBeta, "ClusterPodDecoration/mesh")).toMatchObject({ state: "held", reasons: [{ reason: "partition", detail: "held by partition 1: position 3 of 3 in update order, and only the first 2 move" }] });
+    expect(verdictOf(b, inBeta, "ClusterPodDecoration/mesh")).toMatchObject({ state: "outdated", targetRevision: "cpd-mesh-r2" });
+    // Counted in its namespace alone, the partition would count two pods: the fleet decides.
+    expect(verdictOf(c, view([asSeenFrom(mesh, "beta")], [b, c]), "ClusterPodDecoration/mesh").reasons[0]?.detail).toBe("held by partition 1: position 2 of 2 in update order, and only the first 1 move");
+  });
+
+  it("reports a cluster decoration's pods over its namespaces, those outside the namespace canary held", () => {
+    const mesh = clusterDecoration("mesh", { updateStrategy: { rollingUpdate: { namespaceSelector: { matchLabels: { stage: "staging" } } } } }, { current: "cpd-mesh-r1" });
+    const staging = clusterRecorded(pod("web-0", null), { mesh: "cpd-mesh-r1" }, "staging");
+    const prod = clusterRecorded(pod("web-0", null), { mesh: "cpd-mesh-r1" }, "prod");
+    const labelsOf = (name: string) => ({ mesh: "enabled", ...(name === "staging" ? { stage: "staging" } : {}), "kubernetes.io/metadata.name": name });
+    const views = new Map([
+      ["staging", view([asSeenFrom(mesh, "staging")], [staging], { namespaceLabels: labelsOf("staging") })],
+      ["prod", view([asSeenFrom(mesh, "prod")], [prod], { namespaceLabels: labelsOf("prod") })],
+    ]);
+    const report = explainClusterDecoration(mesh, views);
+    expect(report.decoration).toMatchObject({ name: "mesh", namespace: "", clusterScoped: true, namespaces: ["prod", "staging"], namespaceCanary: { matchLabels: { stage: "staging" } } });
+    expect(report.pods.outdated?.map((entry) => entry.pod)).toEqual(["staging/web-0"]);
+    expect(report.pods.held?.map((entry) => [entry.pod, entry.reasons[0]?.reason])).toEqual([["prod/web-0", "canary-selector"]]);
+    expect(report.pods.held?.[0]?.reasons[0]?.detail).toContain("namespaceSelector {\"matchLabels\":{\"stage\":\"staging\"}} (the namespace canary)");
+    const text = formatDecorationReport(report);
+    expect(text).toContain("ClusterPodDecoration:  mesh\n");
+    expect(text).toContain("Namespaces:            prod, staging\n");
+    expect(text).toContain("    prod/web-0  has cpd-mesh-r1, should have cpd-mesh-r1\n");
   });
 });

@@ -5,11 +5,10 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/pod.ts";
 import type { PodDecoration } from "../../src/api/poddecoration.ts";
-import { asSeenFrom } from "../../src/controller/cluster-decorations.ts";
 import { decoratePod, liveRevision } from "../../src/decoration/decorate.ts";
 import { CLUSTER_REVISIONS_ANNOTATION, recordedRevisions, REVISIONS_ANNOTATION } from "../../src/decoration/recording.ts";
 import { specRevision } from "../../src/revision/revision-data.ts";
-import type { ClusterPodDecoration } from "../../src/api/cluster-poddecoration.ts";
+import { asSeenFrom, type ClusterPodDecoration } from "../../src/api/cluster-poddecoration.ts";
 import { withoutRecording } from "../../src/webhook/requester-trust.ts";
 
 const NAMESPACE = "shop";

@@ -11,8 +11,7 @@ import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { Pod } from "../../src/api/pod.ts";
-import type { PodDecoration } from "../../src/api/poddecoration.ts";
-import { loadDecorations, loadPod } from "../../src/cli/manifests.ts";
+import { type DecorationManifests, decorationsForNamespace, loadDecorations, loadPod } from "../../src/cli/manifests.ts";
 import { REVISIONS_ANNOTATION } from "../../src/decoration/recording.ts";
 import { DEFAULT_NAMESPACE } from "../../src/decoration/selection.ts";
 import type { AdmissionReviewResponse } from "../../src/webhook/admission-review.ts";
@@ -29,7 +28,7 @@ const cases = readdirSync(ROOT, { withFileTypes: true })
   .map((entry) => entry.name)
   .sort();
 
-async function webhook(decorations: readonly PodDecoration[]) {
+async function webhook(manifests: DecorationManifests) {
   return createWebhookServer({
     logger: pino({ level: "silent" }),
     metrics: createWebhookMetrics(new Registry()),
@@ -37,7 +36,7 @@ async function webhook(decorations: readonly PodDecoration[]) {
     handlers: {
       "mutate-pods": podMutation({
         source: {
-          decorations: (namespace) => decorations.filter((pd) => (pd.metadata.namespace ?? DEFAULT_NAMESPACE) === namespace),
+          decorations: (namespace) => decorationsForNamespace(manifests, namespace).decorations.filter((pd) => (pd.metadata.namespace ?? DEFAULT_NAMESPACE) === namespace),
           revisionData: () => undefined,
         },
         onDecorationError: "reject",
@@ -60,7 +59,7 @@ async function admit(app: Awaited<ReturnType<typeof webhook>>, pod: Pod, usernam
   expect(reply.statusCode).toBe(200);
   const { response } = reply.json<AdmissionReviewResponse>();
   expect(response.uid).toBe("golden");
-  expect(response.allowed).toBe(true);
+  expect(response.allowed, JSON.stringify(response.status)).toBe(true);
   const patch = response.patch === undefined ? [] : (JSON.parse(Buffer.from(response.patch, "base64").toString()) as jsonpatch.Operation[]);
   return { pod: jsonpatch.applyPatch(structuredClone(pod), patch, true, false).newDocument, response };
 }

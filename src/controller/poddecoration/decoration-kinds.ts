@@ -3,7 +3,7 @@
 // ClusterPodDecoration every namespace it selects, its revisions in the release namespace. What
 // differs between them is said once here; the reconcile is the same.
 import type { FieldError } from "../../api/field-errors.ts";
-import { validateClusterPodDecoration } from "../../api/cluster-poddecoration.ts";
+import { asSeenFrom, validateClusterPodDecoration } from "../../api/cluster-poddecoration.ts";
 import { API_VERSION, CLUSTER_POD_DECORATION_KIND, OWN_API_VERSION, POD_DECORATION_KIND } from "../../api/group.ts";
 import { validatePodDecoration, type PodDecoration } from "../../api/poddecoration.ts";
 import type { ResourceClient, StatusClient } from "../../kube/resource-client.ts";
@@ -11,7 +11,7 @@ import { CLUSTER_POD_DECORATION_NAME_LABEL, POD_DECORATION_NAME_LABEL } from "..
 import { CLUSTER_REVISION_PREFIX } from "../../revision/revision-data.ts";
 import { splitKey, type KubeObject, type Pod } from "../../kube/objects.ts";
 import type { Lister } from "../runtime/cache.ts";
-import { asSeenFrom, type CachedClusterDecoration, type ClusterDecorations } from "../cluster-decorations.ts";
+import type { CachedClusterDecoration, ClusterDecorations } from "../cluster-decorations.ts";
 import { podsRecording, podsRecordingCluster } from "./pod-indexes.ts";
 
 export type CachedDecoration = PodDecoration & KubeObject;
