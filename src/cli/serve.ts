@@ -132,7 +132,10 @@ async function serveUntilStopped(options: ServeOptions, logger: Logger, signal: 
   const readiness = (): Readiness => (synced ? { ready: true } : { ready: false, reason: "informer caches have not synced" });
   const webhookMetrics = createWebhookMetrics(registry);
   webhookMetrics.servingCertificate(() => certificates.current().certPem);
-  registerRolloutMetrics(registry, decorations.cache, () => decorations.hasSynced());
+  registerRolloutMetrics(registry, [
+    { decorations: decorations.cache, synced: () => decorations.hasSynced() },
+    { decorations: clusterDecorations.cache, synced: () => clusterDecorations.hasSynced() },
+  ]);
   const app = await createWebhookServer({
     logger,
     metrics: webhookMetrics,

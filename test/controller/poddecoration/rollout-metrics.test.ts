@@ -28,22 +28,33 @@ describe("the PodDecoration rollout metrics", () => {
       decoration("new", undefined),
     ];
     const registry = new Registry();
-    registerRolloutMetrics(registry, { list: () => cached }, () => true);
+    registerRolloutMetrics(registry, [{ decorations: { list: () => cached }, synced: () => true }]);
     expect(await samples(registry, "pod_decorator_poddecoration_pods")).toEqual([
-      "shop mesh blocked = 1", "shop mesh matched = 5", "shop mesh outdated = 2", "shop mesh updated = 3", "shop mesh updated_ready = 2",
-      "shop new blocked = 0", "shop new matched = 0", "shop new outdated = 0", "shop new updated = 0", "shop new updated_ready = 0",
+      "shop mesh PodDecoration blocked = 1", "shop mesh PodDecoration matched = 5", "shop mesh PodDecoration outdated = 2", "shop mesh PodDecoration updated = 3", "shop mesh PodDecoration updated_ready = 2",
+      "shop new PodDecoration blocked = 0", "shop new PodDecoration matched = 0", "shop new PodDecoration outdated = 0", "shop new PodDecoration updated = 0", "shop new PodDecoration updated_ready = 0",
     ]);
-    expect(await samples(registry, "pod_decorator_poddecoration_status_condition")).toEqual(["shop mesh TemplateValid False = 1"]);
+    expect(await samples(registry, "pod_decorator_poddecoration_status_condition")).toEqual(["shop mesh PodDecoration TemplateValid False = 1"]);
     cached = cached.slice(1);
     expect(await samples(registry, "pod_decorator_poddecoration_pods")).toEqual([
-      "shop new blocked = 0", "shop new matched = 0", "shop new outdated = 0", "shop new updated = 0", "shop new updated_ready = 0",
+      "shop new PodDecoration blocked = 0", "shop new PodDecoration matched = 0", "shop new PodDecoration outdated = 0", "shop new PodDecoration updated = 0", "shop new PodDecoration updated_ready = 0",
     ]);
     expect(await samples(registry, "pod_decorator_poddecoration_status_condition")).toEqual([]);
   });
 
   it("reports nothing before the cache has synced: an empty cache is not zero pods", async () => {
     const registry = new Registry();
-    registerRolloutMetrics(registry, { list: () => [decoration("mesh", { matchedPods: 1 })] }, () => false);
+    registerRolloutMetrics(registry, [{ decorations: { list: () => [decoration("mesh", { matchedPods: 1 })] }, synced: () => false }]);
     expect(await samples(registry, "pod_decorator_poddecoration_pods")).toEqual([]);
+  });
+
+  it("reports ClusterPodDecorations beside them, by kind, with no namespace, each kind once its own cache has synced", async () => {
+    const cluster: Decoration = { apiVersion: "pod-decorator.io/v1alpha1", kind: "ClusterPodDecoration", metadata: { name: "mesh" }, spec: {}, status: { matchedPods: 7, updatedPods: 7, conditions: [{ type: "PodSecurityAdmitted", status: "False", reason: "NamespaceStandardsRefuse", message: "", lastTransitionTime: "2030-01-01T00:00:00Z" }] } };
+    let clusterSynced = false;
+    const registry = new Registry();
+    registerRolloutMetrics(registry, [{ decorations: { list: () => [decoration("mesh", { matchedPods: 1 })] }, synced: () => true }, { decorations: { list: () => [cluster] }, synced: () => clusterSynced }]);
+    expect((await samples(registry, "pod_decorator_poddecoration_pods")).filter((sample) => sample.includes(" matched "))).toEqual(["shop mesh PodDecoration matched = 1"]);
+    clusterSynced = true;
+    expect((await samples(registry, "pod_decorator_poddecoration_pods")).filter((sample) => sample.includes(" matched "))).toEqual([" mesh ClusterPodDecoration matched = 7", "shop mesh PodDecoration matched = 1"]);
+    expect(await samples(registry, "pod_decorator_poddecoration_status_condition")).toEqual([" mesh ClusterPodDecoration PodSecurityAdmitted False = 1"]);
   });
 });
