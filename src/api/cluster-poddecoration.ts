@@ -40,7 +40,7 @@ export const ClusterPodDecorationStatusSchema = Type.Object({
     updatedPods: Type.Integer(),
     /** Pods of a namespace no longer selected that still carry the decoration (they keep it). */
     keptPods: Type.Optional(Type.Integer()),
-  }), { description: "Per namespace with matched or kept pods, fewest updated first, within 64 KiB of JSON." })),
+  }), { description: "Per namespace with matched or kept pods, most outdated first, then most kept, within 64 KiB of JSON." })),
   omittedNamespaces: Type.Optional(Type.Integer({ description: "How many namespaces status.namespaces leaves out to keep the status small; their pods are counted above." })),
   selectedNamespaces: Type.Optional(Type.Integer({ description: "Namespaces its namespaceSelector selects now." })),
 });

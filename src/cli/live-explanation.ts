@@ -8,7 +8,7 @@ import type { PodDecoration } from "../api/poddecoration.ts";
 import type { LabelSelector } from "../api/label-selector.ts";
 import { collaSetOwnerOf, workloadOf } from "../api/owners.ts";
 import { podRevisions, recordedRevisions, type RecordedRevision } from "../decoration/recording.ts";
-import { isMatchedPod, isPodReady, rolloutStandings, type RolloutPod, type RolloutStanding } from "../decoration/rollout.ts";
+import { canaryOf, isMatchedPod, isPodReady, rolloutStandings, type RolloutPod, type RolloutStanding } from "../decoration/rollout.ts";
 import { selectDecorations } from "../decoration/selection.ts";
 import { selectorMatches } from "../decoration/selector.ts";
 import { asSeenFrom, type ClusterPodDecoration } from "../api/cluster-poddecoration.ts";
@@ -317,10 +317,10 @@ function standingsOf(decoration: PodDecoration, updatedRevision: string, view: C
 }
 
 function canaryDescription(decoration: PodDecoration): string {
-  const rollingUpdate = decoration.spec.updateStrategy?.rollingUpdate;
+  const { selector, namespaceSelector } = canaryOf(decoration);
   const parts = [
-    ...(rollingUpdate?.selector === undefined ? [] : [`the rollout's selector ${JSON.stringify(rollingUpdate.selector)}`]),
-    ...(rollingUpdate?.namespaceSelector === undefined ? [] : [`the rollout's namespaceSelector ${JSON.stringify(rollingUpdate.namespaceSelector)} (the namespace canary)`]),
+    ...(selector === undefined ? [] : [`the rollout's selector ${JSON.stringify(selector)}`]),
+    ...(namespaceSelector === undefined ? [] : [`the rollout's namespaceSelector ${JSON.stringify(namespaceSelector)} (the namespace canary)`]),
   ];
   return `outside ${parts.join(" or ")}`;
 }

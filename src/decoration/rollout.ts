@@ -54,7 +54,7 @@ function hasCanary(decoration: PodDecoration): boolean {
 }
 
 /** The rolling update's selectors; a ClusterPodDecoration's has the namespace canary too. */
-function canaryOf(decoration: PodDecoration): { selector?: LabelSelector | undefined; namespaceSelector?: LabelSelector | undefined } {
+export function canaryOf(decoration: PodDecoration): { selector?: LabelSelector | undefined; namespaceSelector?: LabelSelector | undefined } {
   return decoration.spec.updateStrategy?.rollingUpdate ?? {};
 }
 

@@ -2,7 +2,7 @@
 // the informer caches only. The updated revision is the one the live spec hashes to: when the
 // controller has stored it, the stored ControllerRevision is rendered; when it has not yet,
 // the live spec is rendered under the very name the controller will give it.
-import { type ClusterPodDecoration, validateClusterPodDecoration } from "../api/cluster-poddecoration.ts";
+import { validateClusterPodDecoration } from "../api/cluster-poddecoration.ts";
 import type { PodDecoration } from "../api/poddecoration.ts";
 import { PodDecorationTemplateSchema, validatePodDecoration } from "../api/poddecoration.ts";
 import { formatFieldErrors } from "../api/field-errors.ts";
@@ -57,7 +57,7 @@ function errorSubject(decoration: PodDecoration): { namespace?: string | undefin
 }
 
 function resolve(source: DecorationSource, decoration: PodDecoration): DecorationRevision | DecorationError {
-  const errors = isClusterDecoration(decoration) ? validateClusterPodDecoration(decoration as ClusterPodDecoration) : validatePodDecoration(decoration);
+  const errors = isClusterDecoration(decoration) ? validateClusterPodDecoration(decoration) : validatePodDecoration(decoration);
   if (errors.length > 0) {
     // Written while no validating webhook was watching, e.g. before installation.
     return new DecorationError(errorSubject(decoration), `invalid spec: ${formatFieldErrors(decoration.kind ?? "PodDecoration", decoration.metadata.name, errors).join("; ")}`);
