@@ -46,6 +46,8 @@ const NOT_A_REQUEST: Record<string, string> = {
     "checked by the OwnerReferencesPermissionEnforcement admission plugin when a revision with blockOwnerDeletion is created; proven by the refusal test below",
   "apps.kusionstack.io collasets/finalizers update":
     "checked by the same plugin when a CollaSet's pod or revision with blockOwnerDeletion is created",
+  "pod-decorator.io clusterpoddecorations/finalizers update":
+    "checked by the same plugin when a ClusterPodDecoration's revision with blockOwnerDeletion is created",
   " events patch":
     "the event recorder patches only a repeat of an identical event (test/controller/runtime/event-recorder.test.ts); no scenario event repeats",
 };
@@ -208,6 +210,28 @@ describe("the chart's ServiceAccount", () => {
     }, 30_000, "the Released event");
     expect(events.map((event) => event.reason).sort()).toEqual(["Released", "RevisionCreated", "RevisionCreated", "RevisionRolledBack", "UpdateBlocked"]);
     expect(new Set(events.map((event) => event.source?.component))).toEqual(new Set(["pod-decorator"]));
+
+    // A ClusterPodDecoration selecting the namespace by name: its finalizer, its revision in the
+    // release namespace, its status; a new pod gets it; deleted, it is released and gone.
+    const clusterDecorations = { group: "pod-decorator.io", version: "v1alpha1", plural: "clusterpoddecorations" };
+    const fleetName = uniqueName("fleet");
+    await custom.createClusterCustomObject({
+      ...clusterDecorations,
+      body: { apiVersion: "pod-decorator.io/v1alpha1", kind: "ClusterPodDecoration", metadata: { name: fleetName }, spec: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": namespace } }, selector: { matchLabels: { app: "fleet" } }, template: { containers: [{ name: "fleet-proxy", image: "proxy:1" }] } } },
+    });
+    const readFleet = async () => (await custom.getClusterCustomObject({ ...clusterDecorations, name: fleetName })) as StoredDecoration;
+    const fleetRevision = await eventually(async () => {
+      const cpd = await readFleet();
+      return cpd.metadata.finalizers?.includes("poddecoration.kusionstack.io/protection") === true && cpd.status?.updatedRevision !== undefined ? cpd.status.updatedRevision : undefined;
+    }, 30_000, "the cluster decoration's finalizer and first revision");
+    expect((await apps.readNamespacedControllerRevision({ namespace: release.namespace, name: fleetRevision })).metadata?.ownerReferences?.[0]).toMatchObject({ kind: "ClusterPodDecoration", name: fleetName, blockOwnerDeletion: true });
+    const fleetPod = await eventually(async () => {
+      const created = await core.createNamespacedPod({ namespace, dryRun: "All", body: { metadata: { generateName: "fleet-", labels: { app: "fleet" } }, spec: { containers: [{ name: "app", image: "app:1" }] } } });
+      return created.spec?.containers.some((container) => container.name === "fleet-proxy") === true ? created : undefined;
+    }, 30_000, "the webhook to render the cluster decoration");
+    expect(fleetPod.metadata?.annotations?.["pod-decorator.io/cluster-revisions"]).toBe(JSON.stringify([{ name: fleetName, revision: fleetRevision }]));
+    await custom.deleteClusterCustomObject({ ...clusterDecorations, name: fleetName });
+    await eventually(async () => readFleet().then(() => undefined, (error: unknown) => ((error as { code?: number }).code === 404 ? true : undefined)), 30_000, "the cluster decoration to be released and gone");
 
     // The CollaSet controller: pods created, each after its claim, a decoration rolled out to
     // them by recreation (dry run, recreate finalizer, delete, replacement, release), scaled in

@@ -4,22 +4,26 @@
 // decoration passes a server-side dry-run create.
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { describe, expect } from "vitest";
+import { describe, expect, onTestFinished } from "vitest";
 import { parseAllDocuments } from "yaml";
 import type { CollaSet } from "../src/api/collaset.ts";
 import { customResourceDefinitions } from "../src/api/crd.ts";
 import type { Pod } from "../src/api/pod.ts";
 import type { PodDecoration } from "../src/api/poddecoration.ts";
 import { decoratePod, liveRevision } from "../src/decoration/decorate.ts";
+import { decorationKey } from "../src/decoration/decoration-kind.ts";
 import { clients, eventually, kubectl, test } from "./support/cluster.ts";
 
 const CRD_DIR = fileURLToPath(new URL("../config/crd/", import.meta.url));
 const SAMPLES_DIR = fileURLToPath(new URL("../config/samples/", import.meta.url));
 const GROUP = { group: "apps.kusionstack.io", version: "v1alpha1" };
+const OWN_GROUP = { group: "pod-decorator.io", version: "v1alpha1" };
 
 const samples = readdirSync(SAMPLES_DIR).filter((file) => file.endsWith(".yaml")).sort().flatMap((file) =>
   parseAllDocuments(readFileSync(`${SAMPLES_DIR}${file}`, "utf8")).map((document) => ({ file, object: document.toJS() as { kind: string; metadata: { name: string }; spec: { historyLimit?: number } } })));
-const sampleDecorations = samples.filter((sample) => sample.object.kind === "PodDecoration").map((sample) => sample.object as unknown as PodDecoration);
+// A ClusterPodDecoration is one of a namespace's decorations as seen from it (DESIGN §12).
+const sampleDecorations = samples.filter((sample) => sample.object.kind === "PodDecoration" || sample.object.kind === "ClusterPodDecoration").map((sample) => sample.object as unknown as PodDecoration);
+const sampleClusterDecorations = samples.filter((sample) => sample.object.kind === "ClusterPodDecoration").map((sample) => sample.object.metadata.name);
 const sampleCollaSet = samples.find((sample) => sample.object.kind === "CollaSet")?.object as unknown as CollaSet;
 
 /** Installs the CRDs with server-side apply (a no-op when the control plane already has them) and waits for Established. */
@@ -75,17 +79,23 @@ describe("CRDs and samples on a real API server", () => {
       expect(applied.code, `${file}: ${applied.stderr}`).toBe(0);
     }
     const { custom } = clients();
+    // Cluster-scoped: removed again, whatever the test finds.
+    onTestFinished(async () => {
+      if (sampleClusterDecorations.length > 0) await kubectl(["delete", "clusterpoddecorations.pod-decorator.io", ...sampleClusterDecorations, "--ignore-not-found", "--wait=false"]);
+    });
     for (const sample of samples) {
-      const plural = sample.object.kind === "CollaSet" ? "collasets" : "poddecorations";
-      const stored = await custom.getNamespacedCustomObject({ ...GROUP, namespace, plural, name: sample.object.metadata.name }) as { spec: Record<string, unknown> };
-      expect(stored.spec.historyLimit, `${sample.object.metadata.name}.spec.historyLimit`).toBe(sample.object.spec.historyLimit ?? 20);
+      const name = sample.object.metadata.name;
+      const stored = (sample.object.kind === "ClusterPodDecoration"
+        ? await custom.getClusterCustomObject({ ...OWN_GROUP, plural: "clusterpoddecorations", name })
+        : await custom.getNamespacedCustomObject({ ...GROUP, namespace, plural: sample.object.kind === "CollaSet" ? "collasets" : "poddecorations", name })) as { spec: Record<string, unknown> };
+      expect(stored.spec.historyLimit, `${name}.spec.historyLimit`).toBe(sample.object.spec.historyLimit ?? 20);
     }
     const collaSet = await custom.getNamespacedCustomObject({ ...GROUP, namespace, plural: "collasets", name: sampleCollaSet.metadata.name ?? "" }) as CollaSet;
     expect(collaSet.spec.updateStrategy?.podUpgradePolicy).toBe("InPlaceIfPossible");
     expect(collaSet.spec.template.spec?.containers[0]?.ports).toEqual([{ containerPort: 8080, name: "http" }]);
 
     const listed = await kubectl(["get", "pd", "-n", namespace, "-o", "name"]);
-    expect(listed.stdout.trim().split("\n").sort()).toEqual(sampleDecorations.map((pd) => `poddecoration.apps.kusionstack.io/${pd.metadata.name ?? ""}`).sort());
+    expect(listed.stdout.trim().split("\n").sort()).toEqual(sampleDecorations.filter((pd) => pd.kind === "PodDecoration").map((pd) => `poddecoration.apps.kusionstack.io/${pd.metadata.name ?? ""}`).sort());
     const table = await kubectl(["get", "cls", "-n", namespace]);
     expect(table.stdout.split("\n")[0]?.split(/\s+/)).toEqual(["NAME", "DESIRED", "CURRENT", "UPDATED", "UPDATED_READY", "AVAILABLE", "CURRENT_REVISION", "UPDATED_REVISION", "AGE"]);
   });
@@ -177,7 +187,7 @@ spec:
       const pod = samplePod(namespace, `rendered-${what.replace(/[^a-z0-9]+/g, "-")}`);
       const placed = decorations.map((pd) => ({ ...pd, metadata: { ...pd.metadata, namespace } }));
       const result = decoratePod(pod, placed, liveRevision);
-      expect(result.applied.map((applied) => applied.name).sort(), what).toEqual(decorations.map((pd) => pd.metadata.name).sort());
+      expect(result.applied.map((applied) => applied.name).sort(), what).toEqual(decorations.map((pd) => decorationKey(pd)).sort());
       expect(result.warnings, what).toEqual([]);
       const created = await core.createNamespacedPod({ namespace, body: result.pod as never, dryRun: "All" });
       // What the API server would store is what was rendered (it only adds defaults).

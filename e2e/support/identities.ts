@@ -27,15 +27,37 @@ export interface Identity {
 
 /** A ServiceAccount in `namespace` allowed `rules` there (a Role and RoleBinding), with a token. */
 export async function serviceAccountIdentity(namespace: string, name: string, rules: V1PolicyRule[]): Promise<Identity> {
-  const admin = kubeConfig();
-  const core = apiClient(admin, CoreV1Api);
-  const rbac = apiClient(admin, RbacAuthorizationV1Api);
-  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
+  const rbac = apiClient(kubeConfig(), RbacAuthorizationV1Api);
+  await apiClient(kubeConfig(), CoreV1Api).createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
   await rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules } });
   await rbac.createNamespacedRoleBinding({
     namespace,
     body: { metadata: { name }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name }, subjects: [{ kind: "ServiceAccount", name, namespace }] },
   });
+  return tokenIdentity(namespace, name);
+}
+
+/**
+ * A namespace's admin as a cluster gives one: a ServiceAccount bound in `namespace` to the
+ * built-in ClusterRole `admin` (everything in the namespace, including its RBAC), and to `rules`
+ * there too (what the platform grants beside it, e.g. PodDecorations), with a token.
+ */
+export async function namespaceAdminIdentity(namespace: string, name: string, rules: V1PolicyRule[] = []): Promise<Identity> {
+  const rbac = apiClient(kubeConfig(), RbacAuthorizationV1Api);
+  await apiClient(kubeConfig(), CoreV1Api).createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
+  const subjects = [{ kind: "ServiceAccount", name, namespace }];
+  await rbac.createNamespacedRoleBinding({ namespace, body: { metadata: { name }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "admin" }, subjects } });
+  if (rules.length > 0) {
+    await rbac.createNamespacedRole({ namespace, body: { metadata: { name: `${name}-granted` }, rules } });
+    await rbac.createNamespacedRoleBinding({ namespace, body: { metadata: { name: `${name}-granted` }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${name}-granted` }, subjects } });
+  }
+  return tokenIdentity(namespace, name);
+}
+
+/** The ServiceAccount's token as a client and a kubeconfig file. */
+async function tokenIdentity(namespace: string, name: string): Promise<Identity> {
+  const admin = kubeConfig();
+  const core = apiClient(admin, CoreV1Api);
   const token = await core.createNamespacedServiceAccountToken({ namespace, name, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
   const cluster = admin.getCurrentCluster();
   if (cluster === null || cluster.caData === undefined) throw new Error("the run's kubeconfig has no cluster with certificate-authority-data");

@@ -152,19 +152,28 @@ export async function podsReady(watch: PodWatch, replicas: number, create: () =>
   }, 180_000, `${replicas} Ready pods`);
 }
 
+export interface TrafficRolloutOptions {
+  /** The decoration injecting the `proxy` at a tag (default: a PodDecoration of the namespace, sidecarYaml). */
+  sidecar?: (tag: "1" | "2") => string;
+  /** Runs once the workload is settled behind the Service, before the client starts and proxy:2 is applied. */
+  beforeRollout?: () => Promise<void>;
+}
+
 /**
  * The Service and proxy:1, then the workload (by createWorkload) settled behind the Service;
  * then proxy:2 rolled out with a client running, until every pod runs it ready and is listed again.
  */
-export async function rolloutUnderTraffic(namespace: string, replicas: number, createWorkload: () => Promise<void>): Promise<RolloutFigures> {
+export async function rolloutUnderTraffic(namespace: string, replicas: number, createWorkload: () => Promise<void>, options: TrafficRolloutOptions = {}): Promise<RolloutFigures> {
+  const sidecar = options.sidecar ?? ((tag: "1" | "2") => sidecarYaml(namespace, tag));
   await apply(serviceYaml(namespace));
-  await apply(sidecarYaml(namespace, "1"));
+  await apply(sidecar("1"));
   const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
   const endpoints = new EndpointView();
   try {
     await podsReady(watch, replicas, createWorkload);
     await endpoints.start(namespace);
     await eventually(() => Promise.resolve(endpoints.readyIps().length === replicas ? true : undefined), 60_000, `${replicas} ready endpoints`);
+    await options.beforeRollout?.();
 
     const pods = new Map<string, PodRollout>();
     const newImage = testImage("proxy", "2");
@@ -179,7 +188,7 @@ export async function rolloutUnderTraffic(namespace: string, replicas: number, c
     });
     const load = client(endpoints);
     const started = performance.now();
-    await apply(sidecarYaml(namespace, "2"));
+    await apply(sidecar("2"));
     await watch.waitFor(() => {
       const all = watch.pods().filter((pod) => pod.metadata?.deletionTimestamp == null);
       return all.length === replicas && all.every((pod) => proxyRuns(pod, newImage) && pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")) ? true : undefined;

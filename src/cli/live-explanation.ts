@@ -353,7 +353,10 @@ function missingReasons(pod: Pod, decoration: PodDecoration, webhook: WebhookSco
     });
   }
   if (webhook.inScope === false) reasons.push({ reason: "outside-webhook-scope", detail: webhook.detail });
-  else if (recordedRevisions(pod) === null && reasons.length === 0) {
+  else if (isClusterDecoration(decoration) && reasons.length === 0) {
+    // Which namespaces a cluster decoration selects changes with their labels, which leave no trace on the pod.
+    reasons.push({ reason: "not-admitted-by-webhook", detail: "the pod records no revision of this ClusterPodDecoration: its namespace was not selected when the pod was created (labelled in since), or the webhook did not decorate it at admission" });
+  } else if (recordedRevisions(pod) === null && reasons.length === 0) {
     reasons.push({ reason: "not-admitted-by-webhook", detail: "the pod has no revisions annotation: the webhook did not decorate it at admission (bypassed, or it failed and the pod was admitted undecorated)" });
   }
   else if (reasons.length === 0) {
