@@ -130,7 +130,7 @@ function causeOf(error: unknown): string {
   return cause instanceof Error ? ` (${cause.message})` : "";
 }
 
-/** A ClusterPodDecoration's pods by state, over every namespace it selects now and those whose pods still record it. */
+/** A ClusterPodDecoration's pods by state, over every namespace it selects now (those labelled out are named from its status). */
 async function explainFleet(cluster: ClusterReader, cpd: ClusterPodDecoration): Promise<DecorationReport> {
   const namespaces = await cluster.namespaces();
   const selected = namespaces.filter((namespace) => selectsNamespace(cpd, namespace)).map((namespace) => namespace.metadata?.name ?? "");
@@ -149,11 +149,13 @@ function selectsNamespace(cpd: Pick<ClusterPodDecoration, "spec">, namespace: Na
   return selectorMatches(cpd.spec.namespaceSelector, { ...namespace.metadata?.labels, [NAMESPACE_NAME_LABEL]: name });
 }
 
-/** What explain reads, each object once per run: namespaces, ClusterPodDecorations, each namespace's view. */
+/** What explain reads, each object once per run: namespaces, ClusterPodDecorations, each namespace's pods and view. */
 class ClusterReader {
   readonly client: Client;
   readonly #webhookConfiguration: string;
   readonly #views = new Map<string, Promise<ClusterView>>();
+  readonly #pods = new Map<string, Promise<Pod[]>>();
+  readonly #fleets = new Map<string, Promise<FleetPods>>();
   #namespaces: Promise<Namespace[]> | undefined;
   #clusterDecorations: Promise<{ decorations: ClusterPodDecoration[]; warning?: string }> | undefined;
   #webhook: Promise<ClusterView["webhook"]> | undefined;
@@ -173,6 +175,12 @@ class ClusterReader {
     return view;
   }
 
+  pods(namespace: string): Promise<Pod[]> {
+    let pods = this.#pods.get(namespace);
+    if (pods === undefined) this.#pods.set(namespace, (pods = read(async () => (await this.client.core.pods.list(namespace)) as Pod[], `pods in ${namespace}`)));
+    return pods;
+  }
+
   // A namespace user may not read cluster-scoped objects: the report then says what it leaves out.
   #clusterDecorationsRead(): Promise<{ decorations: ClusterPodDecoration[]; warning?: string }> {
     return (this.#clusterDecorations ??= this.client.kusion.clusterPodDecorations.list().then(
@@ -185,7 +193,7 @@ class ClusterReader {
     const [namespaceObject, decorations, pods, webhook, cluster] = await Promise.all([
       read(() => this.client.core.namespaces.get(namespace), `namespace ${namespace}`),
       read(() => this.client.kusion.podDecorations.list(namespace), `poddecorations in ${namespace}`),
-      read(() => this.client.core.pods.list(namespace), `pods in ${namespace}`),
+      this.pods(namespace),
       (this.#webhook ??= podWebhook(this.client, this.#webhookConfiguration)),
       this.#clusterDecorationsRead(),
     ]);
@@ -198,11 +206,19 @@ class ClusterReader {
       if (condition !== undefined) renderErrorsOf.set(clusterKey(cpd.metadata.name ?? ""), `TemplateValid is False (${condition.reason ?? ""}): ${condition.message ?? ""}`);
     }
     const partitioned = selecting.filter((cpd) => cpd.spec.updateStrategy?.rollingUpdate?.partition !== undefined);
-    const fleets = new Map(await Promise.all(partitioned.map(async (cpd) => [clusterKey(cpd.metadata.name ?? ""), await this.#fleet(cpd, namespace, pods as Pod[], namespaceObject)] as const)));
+    const fleets = new Map<string, FleetPods>();
+    await Promise.all(partitioned.map(async (cpd) => {
+      try {
+        fleets.set(clusterKey(cpd.metadata.name ?? ""), await this.#fleet(cpd));
+      } catch (error) {
+        // A namespace user may not list namespaces or other namespaces' pods.
+        warnings.push(`ClusterPodDecoration ${cpd.metadata.name ?? ""}: the pods of the other namespaces it selects could not be read (${error instanceof Error ? error.message : String(error)}); its partition is counted over this namespace's pods only`);
+      }
+    }));
     return {
       namespaceLabels: namespaceObject.metadata?.labels ?? {},
       decorations: [...own, ...selecting.map((cpd) => asSeenFrom(cpd, namespace))],
-      pods: pods as Pod[],
+      pods,
       webhook,
       renderErrors: renderErrorsOf,
       warnings,
@@ -210,13 +226,19 @@ class ClusterReader {
     };
   }
 
-  /** A partitioned cluster decoration's pods: those of every namespace it selects (its partition counts them all). */
-  async #fleet(cpd: ClusterPodDecoration, namespace: string, own: readonly Pod[], namespaceObject: Namespace): Promise<FleetPods> {
-    const selected = (await this.namespaces()).filter((candidate) => selectsNamespace(cpd, candidate));
-    const labels = new Map(selected.map((candidate) => [candidate.metadata?.name ?? "", { ...candidate.metadata?.labels, [NAMESPACE_NAME_LABEL]: candidate.metadata?.name ?? "" }]));
-    labels.set(namespace, { ...namespaceObject.metadata?.labels, [NAMESPACE_NAME_LABEL]: namespace });
-    const others = await Promise.all([...labels.keys()].filter((name) => name !== namespace).map((name) => read(() => this.client.core.pods.list(name), `pods in ${name}`)));
-    return { pods: [...own, ...(others.flat() as Pod[])], namespaceLabels: (name) => labels.get(name) };
+  /** A partitioned cluster decoration's pods: those of every namespace it selects (its partition counts them all), read once per run. */
+  #fleet(cpd: ClusterPodDecoration): Promise<FleetPods> {
+    const name = cpd.metadata.name ?? "";
+    let fleet = this.#fleets.get(name);
+    if (fleet === undefined) {
+      this.#fleets.set(name, (fleet = (async () => {
+        const selected = (await this.namespaces()).filter((candidate) => selectsNamespace(cpd, candidate));
+        const labels = new Map(selected.map((candidate) => [candidate.metadata?.name ?? "", { ...candidate.metadata?.labels, [NAMESPACE_NAME_LABEL]: candidate.metadata?.name ?? "" }]));
+        const pods = await Promise.all([...labels.keys()].map((namespace) => this.pods(namespace)));
+        return { pods: pods.flat(), namespaceLabels: (namespace: string) => labels.get(namespace) };
+      })()));
+    }
+    return fleet;
   }
 }
 
