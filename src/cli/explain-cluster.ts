@@ -14,7 +14,7 @@ import { isNotFound, statusMessage } from "../kube/errors.ts";
 import { contextNamespace, loadKubectlConfig } from "../kube/kubeconfig.ts";
 import type { Command } from "./command.ts";
 import { asSeenFrom, type ClusterPodDecoration } from "../api/cluster-poddecoration.ts";
-import { NAMESPACE_NAME_LABEL } from "../decoration/admission-scope.ts";
+import { namespaceSelectionLabels } from "../decoration/admission-scope.ts";
 import { clusterKey, decorationKey } from "../decoration/decoration-kind.ts";
 import { selectorMatches } from "../decoration/selector.ts";
 import type { Namespace } from "../kube/objects.ts";
@@ -146,7 +146,7 @@ async function explainFleet(cluster: ClusterReader, cpd: ClusterPodDecoration): 
 
 function selectsNamespace(cpd: Pick<ClusterPodDecoration, "spec">, namespace: Namespace): boolean {
   const name = namespace.metadata?.name ?? "";
-  return selectorMatches(cpd.spec.namespaceSelector, { ...namespace.metadata?.labels, [NAMESPACE_NAME_LABEL]: name });
+  return selectorMatches(cpd.spec.namespaceSelector, namespaceSelectionLabels(name, namespace.metadata?.labels));
 }
 
 /** What explain reads, each object once per run: namespaces, ClusterPodDecorations, each namespace's pods and view. */
@@ -233,7 +233,7 @@ class ClusterReader {
     if (fleet === undefined) {
       this.#fleets.set(name, (fleet = (async () => {
         const selected = (await this.namespaces()).filter((candidate) => selectsNamespace(cpd, candidate));
-        const labels = new Map(selected.map((candidate) => [candidate.metadata?.name ?? "", { ...candidate.metadata?.labels, [NAMESPACE_NAME_LABEL]: candidate.metadata?.name ?? "" }]));
+        const labels = new Map(selected.map((candidate) => [candidate.metadata?.name ?? "", namespaceSelectionLabels(candidate.metadata?.name ?? "", candidate.metadata?.labels)]));
         const pods = await Promise.all([...labels.keys()].map((namespace) => this.pods(namespace)));
         return { pods: pods.flat(), namespaceLabels: (namespace: string) => labels.get(namespace) };
       })()));

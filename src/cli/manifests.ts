@@ -9,7 +9,7 @@ import { asSeenFrom, type ClusterPodDecoration, defaultClusterPodDecoration, val
 import { CLUSTER_POD_DECORATION_KIND, POD_DECORATION_KIND } from "../api/group.ts";
 import type { Labels } from "../api/label-selector.ts";
 import { defaultPodDecoration, type PodDecoration, validatePodDecoration } from "../api/poddecoration.ts";
-import { NAMESPACE_NAME_LABEL } from "../decoration/admission-scope.ts";
+import { namespaceSelectionLabels } from "../decoration/admission-scope.ts";
 import { DEFAULT_NAMESPACE } from "../decoration/selection.ts";
 import { selectorMatches } from "../decoration/selector.ts";
 import { UsageError } from "./usage-error.ts";
@@ -111,7 +111,7 @@ export interface NamespaceDecorations {
  * one it has only the name label the API server sets.
  */
 export function decorationsForNamespace(manifests: DecorationManifests, namespace: string): NamespaceDecorations {
-  const labels = { ...manifests.namespaceLabels.get(namespace), [NAMESPACE_NAME_LABEL]: namespace };
+  const labels = namespaceSelectionLabels(namespace, manifests.namespaceLabels.get(namespace));
   const decorations: PodDecoration[] = [...manifests.decorations];
   const unselecting: NamespaceDecorations["unselecting"] = [];
   for (const cpd of manifests.clusterDecorations) {

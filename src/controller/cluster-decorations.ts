@@ -9,7 +9,7 @@
 import { asSeenFrom, type ClusterPodDecoration } from "../api/cluster-poddecoration.ts";
 import type { Labels } from "../api/label-selector.ts";
 import type { PodDecoration } from "../api/poddecoration.ts";
-import { type AdmissionScope, NAMESPACE_NAME_LABEL } from "../decoration/admission-scope.ts";
+import { type AdmissionScope, namespaceSelectionLabels } from "../decoration/admission-scope.ts";
 import { selectorMatches } from "../decoration/selector.ts";
 import type { ControllerRevision, KubeObject, Namespace, Pod } from "../kube/objects.ts";
 import type { Informer } from "./runtime/informer.ts";
@@ -65,7 +65,7 @@ export class ClusterDecorations {
   /** The labels a namespace is selected by, with the name label the API server sets; undefined when not known. */
   namespaceLabels(namespace: string): Labels | undefined {
     const object = this.#options.namespaces.get(undefined, namespace);
-    return object === undefined ? undefined : { ...object.metadata?.labels, [NAMESPACE_NAME_LABEL]: namespace };
+    return object === undefined ? undefined : namespaceSelectionLabels(namespace, object.metadata?.labels);
   }
 
   /** Whether `cpd` selects `namespace` now (known, in the webhook's scope, its namespaceSelector matching). */

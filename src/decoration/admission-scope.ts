@@ -84,6 +84,11 @@ export function admissionScope(options: AdmissionScopeOptions): AdmissionScope {
   };
 }
 
+/** The labels a namespace is selected by: its own and the name label the API server sets (a namespace read without it still has its name). */
+export function namespaceSelectionLabels(name: string, labels: Labels | undefined): Labels {
+  return { ...labels, [NAMESPACE_NAME_LABEL]: name };
+}
+
 export interface ScopedNamespace {
   name: string;
   labels?: Labels | undefined;
@@ -95,8 +100,7 @@ export interface ScopedNamespace {
  */
 export function outsideAdmissionScope(scope: AdmissionScope, namespace: ScopedNamespace | undefined, pod: PodMetadata): string | undefined {
   if (namespace === undefined) return "its namespace is not known to pod-decorator yet";
-  // The API server sets this label on every namespace; a namespace read without it still has its name.
-  const labels = { ...namespace.labels, [NAMESPACE_NAME_LABEL]: namespace.name };
+  const labels = namespaceSelectionLabels(namespace.name, namespace.labels);
   if (!selectorMatches(scope.namespaceSelector, labels)) return `the webhook is not called for pods in namespace ${namespace.name} (its namespaceSelector)`;
   if (scope.objectSelector !== undefined && !selectorMatches(scope.objectSelector, pod.labels ?? {})) return "the webhook is not called for pods with its labels (its objectSelector)";
   for (const condition of MATCH_CONDITIONS) {
