@@ -33,12 +33,18 @@ export type UpdateStep<R> =
 /** PodOpsLifecycle before updates; absent: pods are updated without it. */
 export interface LifecycleSettings {
   nowMs: number;
-  /** With no protection finalizer on a pod, how long it stays out of traffic before it is operated on. */
+  /**
+   * With no protection finalizer on a pod, how long it stays out of traffic before it is operated
+   * on, unless the workload sets an operation delay (then that is the one delay).
+   */
   drainDelayMs: number;
   /** A step waiting this long is reported as stuck (status and an Event). */
   stuckAfterMs: number;
-  /** operationDelaySeconds: how long a drained pod waits, once allowed to be operated on, before it is (default 0). */
-  operationDelayMs?: number;
+  /**
+   * The workload's operationDelaySeconds, when it sets one: how long a drained pod waits, once
+   * allowed to be operated on (the operate label), before it is — in place of the drain delay.
+   */
+  operationDelayMs?: number | undefined;
 }
 
 /** A pod that should change, and how once it may. */
@@ -124,9 +130,10 @@ class StepCollector<R> implements UpdateSteps<R> {
       this.steps.push({ kind: "leave-traffic", pod });
       return false;
     }
+    // One delay: the workload's operation delay when it sets one (counted from the operate label, as kube-xset's AllowOps counts it), else the drain delay.
     const delayMs = lifecycle.operationDelayMs ?? 0;
     if (step.kind === "preparing") {
-      const readiness = readyToOperate(pod, step.sinceMs, lifecycle.nowMs, lifecycle.drainDelayMs);
+      const readiness = readyToOperate(pod, step.sinceMs, lifecycle.nowMs, lifecycle.operationDelayMs === undefined ? lifecycle.drainDelayMs : 0);
       if (!readiness.ready) {
         this.waitFor(pod, lifecycle, step.sinceMs, readiness.reason, readiness.retryInMs);
         return false;
