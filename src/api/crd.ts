@@ -4,7 +4,8 @@
 // rather than emitting a CRD the API server would refuse.
 import type { TSchema } from "typebox";
 import { COLLASET_PLURAL, CollaSetSpecSchema, CollaSetStatusSchema } from "./collaset.ts";
-import { COLLASET_KIND, GROUP, POD_DECORATION_KIND, RESOURCE_CONTEXT_KIND, VERSION } from "./group.ts";
+import { COLLASET_KIND, GROUP, POD_DECORATION_KIND, PODTRANSITIONRULE_KIND, RESOURCE_CONTEXT_KIND, VERSION } from "./group.ts";
+import { PODTRANSITIONRULE_PLURAL, PodTransitionRuleSpecSchema, PodTransitionRuleStatusSchema } from "./podtransitionrule.ts";
 import { RESOURCE_CONTEXT_PLURAL, ResourceContextSpecSchema } from "./resource-context.ts";
 import { POD_DECORATION_PLURAL, PodDecorationSpecSchema, PodDecorationStatusSchema } from "./poddecoration.ts";
 
@@ -193,7 +194,24 @@ export function resourceContextDefinition(): CustomResourceDefinition {
   });
 }
 
+/** kuperator's PodTransitionRule: rules gating the PodOpsLifecycle stages of the pods they select. */
+export function podTransitionRuleDefinition(): CustomResourceDefinition {
+  return definition({
+    kind: PODTRANSITIONRULE_KIND,
+    plural: PODTRANSITIONRULE_PLURAL,
+    singular: "podtransitionrule",
+    shortName: "ptr",
+    description: "PodTransitionRule gates the PodOpsLifecycle stages (PreCheck, PostCheck) of the pods its selector picks: an availability budget across all of them, a label check, a webhook.",
+    spec: PodTransitionRuleSpecSchema,
+    status: PodTransitionRuleStatusSchema,
+    columns: [
+      { name: "RULES", type: "string", jsonPath: ".spec.rules[*].name", description: "The rules, by name." },
+      { name: "UPDATED", type: "date", jsonPath: ".status.updateTime", description: "When the status was last written." },
+    ],
+  });
+}
+
 /** Every CRD this project serves, in a stable order. */
 export function customResourceDefinitions(): CustomResourceDefinition[] {
-  return [collaSetDefinition(), podDecorationDefinition(), resourceContextDefinition()];
+  return [collaSetDefinition(), podDecorationDefinition(), podTransitionRuleDefinition(), resourceContextDefinition()];
 }

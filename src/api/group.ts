@@ -7,6 +7,8 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
 export const COLLASET_KIND = "CollaSet";
 export const POD_DECORATION_KIND = "PodDecoration";
 export const RESOURCE_CONTEXT_KIND = "ResourceContext";
+export const PODTRANSITIONRULE_KIND = "PodTransitionRule";
+export const OPERATIONJOB_KIND = "OperationJob";
 
 /** Whether an apiVersion (`group/version`) is of our group, at any version. */
 export function isOurGroup(apiVersion: string | undefined): boolean {

@@ -16,6 +16,8 @@ import { explainDecoration, explainPod, type ClusterView, type PodWebhook } from
 import { formatDecorationReport, formatPodReport } from "./live-explanation-format.ts";
 import { EXPLAIN_USAGE as EXPLAIN_CLUSTER_USAGE } from "./explain-usage.ts";
 import { UsageError } from "./usage-error.ts";
+import type { PodTransitionRule } from "../api/podtransitionrule.ts";
+import { explainTransitionRule, formatTransitionRuleReport } from "./transition-rule-explanation.ts";
 import { toYaml } from "./yaml-output.ts";
 
 
@@ -25,7 +27,7 @@ const OUTPUTS = ["text", "json", "yaml"] as const;
 type Client = KubeClient;
 
 interface Options {
-  kind: "pod" | "poddecoration";
+  kind: "pod" | "poddecoration" | "podtransitionrule";
   name: string;
   namespace: string | undefined;
   kubeconfig: string | undefined;
@@ -41,6 +43,9 @@ const KINDS: Readonly<Record<string, Options["kind"]>> = {
   poddecoration: "poddecoration",
   poddecorations: "poddecoration",
   pd: "poddecoration",
+  podtransitionrule: "podtransitionrule",
+  podtransitionrules: "podtransitionrule",
+  ptr: "podtransitionrule",
 };
 
 export function parseClusterArgs(args: readonly string[]): Options {
@@ -63,10 +68,10 @@ export function parseClusterArgs(args: readonly string[]): Options {
   }
   // `pod NAME` or `pod/NAME`, as kubectl takes them.
   const positionals = parsed.positionals.flatMap((positional, index) => (index === 0 && positional.includes("/") ? positional.split("/", 2) : [positional]));
-  if (positionals.length !== 2) throw new UsageError(["expected a kind (pod or poddecoration) and a name", EXPLAIN_CLUSTER_USAGE]);
+  if (positionals.length !== 2) throw new UsageError(["expected a kind (pod, poddecoration or podtransitionrule) and a name", EXPLAIN_CLUSTER_USAGE]);
   const [kindArg = "", name = ""] = positionals;
   const kind = Object.hasOwn(KINDS, kindArg.toLowerCase()) ? KINDS[kindArg.toLowerCase()] : undefined;
-  if (kind === undefined) throw new UsageError([`unknown kind ${JSON.stringify(kindArg)}: pod or poddecoration (pd)`, EXPLAIN_CLUSTER_USAGE]);
+  if (kind === undefined) throw new UsageError([`unknown kind ${JSON.stringify(kindArg)}: pod, poddecoration (pd) or podtransitionrule (ptr)`, EXPLAIN_CLUSTER_USAGE]);
   const { values } = parsed;
   const output = OUTPUTS.find((candidate) => candidate === values.output);
   if (output === undefined) throw new UsageError([`-o ${values.output ?? ""}: supported values: ${OUTPUTS.join(", ")}`, EXPLAIN_CLUSTER_USAGE]);
@@ -91,6 +96,15 @@ export const explainCluster: Command = async (args, io) => {
   }
   const namespace = options.namespace ?? contextNamespace(config);
   const client: Client = createKubeClient(config);
+  if (options.kind === "podtransitionrule") {
+    const [transitionRule, pods] = await Promise.all([
+      read(() => client.kusion.podTransitionRules.get(namespace, options.name), `podtransitionrule ${namespace}/${options.name}`),
+      read(() => client.core.pods.list(namespace), `pods in ${namespace}`),
+    ]);
+    const report = explainTransitionRule(transitionRule as unknown as PodTransitionRule, pods);
+    io.stdout(options.output === "json" ? `${JSON.stringify(report, null, 2)}\n` : options.output === "yaml" ? toYaml(report) : formatTransitionRuleReport(report));
+    return 0;
+  }
   const subject: object = await read<object>(() => (options.kind === "pod" ? client.core.pods.get(namespace, options.name) : client.kusion.podDecorations.get(namespace, options.name)), `${options.kind} ${namespace}/${options.name}`);
   const view = await clusterView(client, namespace, options.webhookConfiguration);
   const report = options.kind === "pod" ? explainPod(subject as Pod, view) : explainDecoration(subject as unknown as PodDecoration, view);

@@ -13,6 +13,8 @@ import { collaSetController } from "../controller/collaset/controller.ts";
 import type { CachedCollaSet } from "../controller/collaset/reconciler.ts";
 import { podDecorationController } from "../controller/poddecoration/controller.ts";
 import { workloadRolloutController } from "../controller/workload-rollout/controller.ts";
+import { transitionRuleController } from "../controller/transition-rules/controller.ts";
+import { transitionGate, type CachedTransitionRule } from "../controller/transition-rules/gate.ts";
 import { RolloutReports } from "../controller/workload-rollout/reports.ts";
 import type { CachedDecoration } from "../controller/poddecoration/reconciler.ts";
 import { registerRolloutMetrics } from "../controller/poddecoration/rollout-metrics.ts";
@@ -230,6 +232,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const collaSetRevisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: COLLASET_NAME_LABEL });
   const claims = informers.forResource<PersistentVolumeClaim>(resources.persistentVolumeClaims);
   const resourceContexts = informers.forResource<CachedResourceContext>(resources.resourceContexts);
+  const transitionRules = informers.forResource<CachedTransitionRule>(resources.podTransitionRules);
   // Only what the pod webhook's namespaceSelector reads: a namespace's name and labels.
   const namespaces = informers.forResource<Namespace>(resources.namespaces, {}, { transform: (namespace) => ({ metadata: { name: namespace.metadata?.name, labels: namespace.metadata?.labels, resourceVersion: namespace.metadata?.resourceVersion } }) });
   informers.start(leadership);
@@ -253,7 +256,9 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     metrics: dependencies.metrics,
   });
   const decorationSource = cachedDecorationSource(dependencies.decorations.cache, dependencies.revisions.cache);
-  const lifecycle = dependencies.options.podOpsLifecycle ? { lifecycle: { drainDelayMs: dependencies.options.lifecycleDrainDelayMs, stuckAfterMs: dependencies.options.lifecycleStuckAfterMs } } : {};
+  // Every lifecycle operation goes through the PodTransitionRules that select its pod.
+  const transitions = transitionGate(transitionRules.cache);
+  const lifecycle = dependencies.options.podOpsLifecycle ? { lifecycle: { drainDelayMs: dependencies.options.lifecycleDrainDelayMs, stuckAfterMs: dependencies.options.lifecycleStuckAfterMs, transitions } } : {};
   const collaSetsController = collaSetController({
     informers: { collaSets, revisions: collaSetRevisions, pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions, claims, resourceContexts },
     decorationSource,
@@ -279,8 +284,21 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     logger,
     metrics: dependencies.metrics,
   });
+  const transitionRuleReconciles = transitionRuleController({
+    informers: { transitionRules, pods, collaSets },
+    client,
+    events,
+    clock: realClock,
+    logger,
+    metrics: dependencies.metrics,
+  });
+  // The lifecycle reads the PodTransitionRules through a cache no workload controller waits for: no pod may pass a stage on an empty one.
+  if (!(await informers.waitForSync(leadership))) {
+    await informers.stopped();
+    return;
+  }
   logger.info("controllers starting");
-  await Promise.all([podDecorations.start(leadership), collaSetsController.start(leadership), workloadRollouts.start(leadership)]);
+  await Promise.all([podDecorations.start(leadership), collaSetsController.start(leadership), workloadRollouts.start(leadership), transitionRuleReconciles.start(leadership)]);
   await informers.stopped();
   logger.info("controllers stopped");
 }

@@ -9,6 +9,7 @@ import { Controller, type Reconcile } from "./runtime/controller.ts";
 import type { Informer } from "./runtime/informer.ts";
 import type { RuntimeMetrics } from "./runtime/metrics.ts";
 import { defaultControllerRateLimiter, MAX_RETRY_BACKOFF_MS } from "./runtime/rate-limiter.ts";
+import type { TransitionGate } from "./lifecycle/transition-gate.ts";
 
 /** What every controller is wired with besides its informers and clients. */
 export interface ControllerWiring {
@@ -23,6 +24,8 @@ export interface ControllerWiring {
 export interface LifecycleOptions {
   drainDelayMs: number;
   stuckAfterMs: number;
+  /** The PodTransitionRules that gate its stages (absent: none). */
+  transitions?: TransitionGate | undefined;
 }
 
 export interface ReconcilerControllerOptions {

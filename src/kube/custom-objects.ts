@@ -1,5 +1,5 @@
-// apps.kusionstack.io/v1alpha1 access: PodDecorations and CollaSets, with their status
-// subresource, and ResourceContexts (no status). The shapes belong to src/api; here they are any
+// apps.kusionstack.io/v1alpha1 access: PodDecorations, CollaSets, PodTransitionRules and
+// OperationJobs, with their status subresource, and ResourceContexts (no status). The shapes belong to src/api; here they are any
 // object with metadata.
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import type { KubeObject } from "./objects.ts";
@@ -13,6 +13,8 @@ export interface KusionClient<PodDecoration extends KubeObject = KubeObject, Col
   podDecorations: CustomResourceClient<PodDecoration>;
   collaSets: CustomResourceClient<CollaSet>;
   resourceContexts: ResourceClient<KubeObject>;
+  podTransitionRules: CustomResourceClient<KubeObject>;
+  operationJobs: CustomResourceClient<KubeObject>;
 }
 
 /** A typed client for any namespaced custom resource. */
@@ -45,5 +47,7 @@ export function kusionClient<PodDecoration extends KubeObject = KubeObject, Coll
     podDecorations: customResourceClient<PodDecoration>(api, resources.podDecorations),
     collaSets: customResourceClient<CollaSet>(api, resources.collaSets),
     resourceContexts: customResourceClient<KubeObject>(api, resources.resourceContexts),
+    podTransitionRules: customResourceClient<KubeObject>(api, resources.podTransitionRules),
+    operationJobs: customResourceClient<KubeObject>(api, resources.operationJobs),
   };
 }

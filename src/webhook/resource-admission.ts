@@ -4,7 +4,8 @@
 import { formatFieldErrors, type FieldError } from "../api/field-errors.ts";
 import { defaultCollaSet, validateCollaSet, type CollaSet } from "../api/collaset.ts";
 import { collaSetWarnings } from "../api/collaset-warnings.ts";
-import { COLLASET_KIND, GROUP, POD_DECORATION_KIND } from "../api/group.ts";
+import { COLLASET_KIND, GROUP, POD_DECORATION_KIND, PODTRANSITIONRULE_KIND } from "../api/group.ts";
+import { defaultPodTransitionRule, podTransitionRuleWarnings, validatePodTransitionRule, type PodTransitionRule } from "../api/podtransitionrule.ts";
 import { defaultPodDecoration, validatePodDecoration, type PodDecoration } from "../api/poddecoration.ts";
 import { podDecorationDefaultingWarnings, podDecorationWarnings } from "../api/poddecoration-warnings.ts";
 import { allow, allowWithPatch, deny, type AdmissionRequest } from "./admission-review.ts";
@@ -33,6 +34,9 @@ export const defaultPodDecorations = defaulting(podDecorationKind);
 export const validatePodDecorations = validation(podDecorationKind);
 export const defaultCollaSets = defaulting(collaSetKind);
 export const validateCollaSets = validation(collaSetKind);
+const podTransitionRuleKind: Kind<PodTransitionRule> = { kind: PODTRANSITIONRULE_KIND, defaults: defaultPodTransitionRule, validate: validatePodTransitionRule, defaultingWarnings: () => [], warnings: podTransitionRuleWarnings };
+export const defaultPodTransitionRules = defaulting(podTransitionRuleKind);
+export const validatePodTransitionRules = validation(podTransitionRuleKind);
 
 function handles(request: AdmissionRequest, kind: string): boolean {
   return (

@@ -32,6 +32,8 @@ export const webhookPaths = {
   "validate-poddecorations": "/validate-poddecorations",
   "mutate-collasets": "/mutate-collasets",
   "validate-collasets": "/validate-collasets",
+  "mutate-podtransitionrules": "/mutate-podtransitionrules",
+  "validate-podtransitionrules": "/validate-podtransitionrules",
 } as const;
 
 export type WebhookName = keyof typeof webhookPaths;

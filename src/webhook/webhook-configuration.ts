@@ -42,12 +42,12 @@ function common(options: WebhookConfigurationOptions) {
   } satisfies Partial<V1MutatingWebhook & V1ValidatingWebhook>;
 }
 
-function kusionRule(resource: "poddecorations" | "collasets") {
+function kusionRule(resource: "poddecorations" | "collasets" | "podtransitionrules") {
   return { apiGroups: [GROUP], apiVersions: [VERSION], operations: ["CREATE", "UPDATE"], resources: [resource], scope: "Namespaced" };
 }
 
 /**
- * Writes to a PodDecoration or CollaSet being deleted never reach the webhooks: removing a
+ * Writes to one of our kinds being deleted never reach the webhooks: removing a
  * finalizer must work while no replica answers, or deleting one would hang (DESIGN §10).
  */
 const notBeingDeleted = { name: "not-being-deleted", expression: "!has(object.metadata.deletionTimestamp)" };
@@ -79,6 +79,14 @@ export function mutatingWebhookConfiguration(options: WebhookConfigurationOption
       reinvocationPolicy: "Never",
       ...common(options),
     },
+    {
+      name: "podtransitionrules.pod-decorator.kusionstack.io",
+      clientConfig: clientConfig(options, "mutate-podtransitionrules"),
+      rules: [kusionRule("podtransitionrules")],
+      matchConditions: [notBeingDeleted],
+      reinvocationPolicy: "Never",
+      ...common(options),
+    },
   ];
   return { apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration", metadata: { name: webhookConfigurationName }, webhooks };
 }
@@ -87,6 +95,7 @@ export function validatingWebhookConfiguration(options: WebhookConfigurationOpti
   const webhooks: V1ValidatingWebhook[] = [
     { name: "poddecorations.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-poddecorations"), rules: [kusionRule("poddecorations")], matchConditions: [notBeingDeleted], ...common(options) },
     { name: "collasets.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-collasets"), rules: [kusionRule("collasets")], matchConditions: [notBeingDeleted], ...common(options) },
+    { name: "podtransitionrules.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-podtransitionrules"), rules: [kusionRule("podtransitionrules")], matchConditions: [notBeingDeleted], ...common(options) },
   ];
   return { apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: { name: webhookConfigurationName }, webhooks };
 }
