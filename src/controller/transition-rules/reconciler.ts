@@ -91,6 +91,7 @@ export class TransitionRuleReconciler {
     const details: NonNullable<PodTransitionRuleStatus["details"]> = [];
     const ruleStates: NonNullable<PodTransitionRuleStatus["ruleStates"]> = [];
     const retries: number[] = [];
+    this.#options.webhooks.retain(key, new Set(names.filter((pod) => transitionStage(targets.get(pod)!) !== undefined)));
     for (const stage of TRANSITION_STAGES) {
       const subjects = names.filter((pod) => transitionStage(targets.get(pod)!) === stage);
       if (subjects.length === 0) continue;

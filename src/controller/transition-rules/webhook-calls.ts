@@ -220,6 +220,17 @@ export class WebhookCalls {
     };
   }
 
+  /**
+   * The pods of a PodTransitionRule now in a stage: a pass this process saw for any other pod is
+   * forgotten, so a pod that left its stage and comes back (its next operation) is asked again.
+   */
+  retain(transitionRuleKey: string, inStage: ReadonlySet<string>): void {
+    for (const state of this.#rules.values()) {
+      if (state.transitionRuleKey !== transitionRuleKey) continue;
+      for (const pod of state.approved) if (!inStage.has(pod)) state.approved.delete(pod);
+    }
+  }
+
   /** Forgets what this process knows of a PodTransitionRule (deleted): its tasks stop polling. */
   forget(transitionRuleKey: string): void {
     for (const [key, state] of this.#rules) {

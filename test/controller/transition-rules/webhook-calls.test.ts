@@ -47,7 +47,7 @@ function calls(options: { maxInFlight?: number } = {}) {
 
 describe("WebhookCalls", () => {
   it("asks once for the pods in the stage, in kuperator's shape, and passes them when the answer is success", async () => {
-    const { made, answers, check } = calls();
+    const { made, answers, check, webhooks } = calls();
     const first = check(["a", "b"]);
     expect(first.passed).toEqual([]);
     expect(first.rejected).toEqual({ a: "waiting for the answer of webhook shop/ptr/hook, traceId trace-1", b: "waiting for the answer of webhook shop/ptr/hook, traceId trace-1" });
@@ -65,6 +65,10 @@ describe("WebhookCalls", () => {
     // Passed pods stay passed while they are in the stage; they are not asked again.
     expect(check(["a", "b"]).passed).toEqual(["a", "b"]);
     expect(made).toHaveLength(1);
+    // Out of the stage (no check runs while no pod is in one), then back for another operation: asked again.
+    webhooks.retain("shop/ptr", new Set());
+    expect(check(["a"]).passed).toEqual([]);
+    expect(made).toHaveLength(2);
   });
 
   it("a no holds the pods but those it names finished, and asks again 5 s later", async () => {
