@@ -2,8 +2,8 @@
 // arguments as the chart's ServiceAccount (see support/chart-release.ts) through a PodDecoration
 // scenario — revisions created, rolled back and pruned, status, finalizer, events, the leader
 // election Lease, the template's dry-run validation, the caBundle of the chart's webhook
-// configurations, the shared CA Secret written back, the decoration's writer checked, a CollaSet
-// and a PodTransitionRule through their lives — and the
+// configurations, the shared CA Secret written back, the decoration's writer checked, a CollaSet,
+// a PodTransitionRule and an OperationJob through their lives — and the
 // API server's audit log of what it did is compared with what the
 // chart grants: nothing refused, nothing granted for today's code left unused without a reason.
 import { AppsV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, type V1Pod } from "@kubernetes/client-node";
@@ -276,6 +276,16 @@ describe("the chart's ServiceAccount", () => {
       const kept = await core.readNamespacedPod({ namespace, name: "kept" });
       return gone && kept.metadata?.annotations?.["detail.podtransitionrule.kusionstack.io/budget"] === undefined ? true : undefined;
     }, 30_000, "the rule gone and its annotation off the pod");
+
+    // The OperationJob controller: kuperator's finalizer added, a target that does not exist failed
+    // in status, the job deleted once its time to live is over, and its finalizer removed then.
+    const operationJobs = { ...GROUP, plural: "operationjobs" };
+    await custom.createNamespacedCustomObject({
+      ...operationJobs,
+      namespace,
+      body: { apiVersion: "apps.kusionstack.io/v1alpha1", kind: "OperationJob", metadata: { name: "swap" }, spec: { action: "Replace", targets: [{ name: "no-such-pod" }], TTLSecondsAfterFinished: 1 } },
+    });
+    await eventually(async () => ((await custom.getNamespacedCustomObject({ ...operationJobs, namespace, name: "swap" }).then(() => false, () => true)) ? true : undefined), 30_000, "the job failed and deleted after its time to live");
 
     // What serve did, as the API server audited it, against what the chart grants.
     expect(await release.operator.stop()).toBe(0);

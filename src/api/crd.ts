@@ -4,7 +4,8 @@
 // rather than emitting a CRD the API server would refuse.
 import type { TSchema } from "typebox";
 import { COLLASET_PLURAL, CollaSetSpecSchema, CollaSetStatusSchema } from "./collaset.ts";
-import { COLLASET_KIND, GROUP, POD_DECORATION_KIND, PODTRANSITIONRULE_KIND, RESOURCE_CONTEXT_KIND, VERSION } from "./group.ts";
+import { COLLASET_KIND, GROUP, OPERATIONJOB_KIND, POD_DECORATION_KIND, PODTRANSITIONRULE_KIND, RESOURCE_CONTEXT_KIND, VERSION } from "./group.ts";
+import { OPERATIONJOB_PLURAL, OperationJobSpecSchema, OperationJobStatusSchema } from "./operationjob.ts";
 import { PODTRANSITIONRULE_PLURAL, PodTransitionRuleSpecSchema, PodTransitionRuleStatusSchema } from "./podtransitionrule.ts";
 import { RESOURCE_CONTEXT_PLURAL, ResourceContextSpecSchema } from "./resource-context.ts";
 import { POD_DECORATION_PLURAL, PodDecorationSpecSchema, PodDecorationStatusSchema } from "./poddecoration.ts";
@@ -211,7 +212,27 @@ export function podTransitionRuleDefinition(): CustomResourceDefinition {
   });
 }
 
+/** kuperator's OperationJob: an operation (Replace) on pods named in its namespace. */
+export function operationJobDefinition(): CustomResourceDefinition {
+  return definition({
+    kind: OPERATIONJOB_KIND,
+    plural: OPERATIONJOB_PLURAL,
+    singular: "operationjob",
+    shortName: "opj",
+    description: "OperationJob operates on pods named in its namespace (Replace: a CollaSet's pod gets a new pod first, then goes), by partition, within a deadline, deleted a while after it finished.",
+    spec: OperationJobSpecSchema,
+    status: OperationJobStatusSchema,
+    columns: [
+      { name: "PROGRESS", type: "string", jsonPath: ".status.progress", description: "Pending, Processing, Succeeded or Failed." },
+      { name: "ACTION", type: "string", jsonPath: ".spec.action", description: "The operation." },
+      { name: "SUCCEEDED", type: "integer", jsonPath: ".status.succeededPodCount", description: "Targets done." },
+      { name: "FAILED", type: "integer", jsonPath: ".status.failedPodCount", description: "Targets that failed." },
+      { name: "TOTAL", type: "integer", jsonPath: ".status.totalPodCount", description: "Targets." },
+    ],
+  });
+}
+
 /** Every CRD this project serves, in a stable order. */
 export function customResourceDefinitions(): CustomResourceDefinition[] {
-  return [collaSetDefinition(), podDecorationDefinition(), podTransitionRuleDefinition(), resourceContextDefinition()];
+  return [collaSetDefinition(), operationJobDefinition(), podDecorationDefinition(), podTransitionRuleDefinition(), resourceContextDefinition()];
 }

@@ -18,6 +18,8 @@ import { EXPLAIN_USAGE as EXPLAIN_CLUSTER_USAGE } from "./explain-usage.ts";
 import { UsageError } from "./usage-error.ts";
 import type { PodTransitionRule } from "../api/podtransitionrule.ts";
 import { explainTransitionRule, formatTransitionRuleReport } from "./transition-rule-explanation.ts";
+import type { OperationJob } from "../api/operationjob.ts";
+import { explainOperationJob, formatOperationJobReport } from "./operation-job-explanation.ts";
 import { toYaml } from "./yaml-output.ts";
 
 
@@ -27,7 +29,7 @@ const OUTPUTS = ["text", "json", "yaml"] as const;
 type Client = KubeClient;
 
 interface Options {
-  kind: "pod" | "poddecoration" | "podtransitionrule";
+  kind: "pod" | "poddecoration" | "podtransitionrule" | "operationjob";
   name: string;
   namespace: string | undefined;
   kubeconfig: string | undefined;
@@ -46,6 +48,9 @@ const KINDS: Readonly<Record<string, Options["kind"]>> = {
   podtransitionrule: "podtransitionrule",
   podtransitionrules: "podtransitionrule",
   ptr: "podtransitionrule",
+  operationjob: "operationjob",
+  operationjobs: "operationjob",
+  opj: "operationjob",
 };
 
 export function parseClusterArgs(args: readonly string[]): Options {
@@ -68,10 +73,10 @@ export function parseClusterArgs(args: readonly string[]): Options {
   }
   // `pod NAME` or `pod/NAME`, as kubectl takes them.
   const positionals = parsed.positionals.flatMap((positional, index) => (index === 0 && positional.includes("/") ? positional.split("/", 2) : [positional]));
-  if (positionals.length !== 2) throw new UsageError(["expected a kind (pod, poddecoration or podtransitionrule) and a name", EXPLAIN_CLUSTER_USAGE]);
+  if (positionals.length !== 2) throw new UsageError(["expected a kind (pod, poddecoration, podtransitionrule or operationjob) and a name", EXPLAIN_CLUSTER_USAGE]);
   const [kindArg = "", name = ""] = positionals;
   const kind = Object.hasOwn(KINDS, kindArg.toLowerCase()) ? KINDS[kindArg.toLowerCase()] : undefined;
-  if (kind === undefined) throw new UsageError([`unknown kind ${JSON.stringify(kindArg)}: pod, poddecoration (pd) or podtransitionrule (ptr)`, EXPLAIN_CLUSTER_USAGE]);
+  if (kind === undefined) throw new UsageError([`unknown kind ${JSON.stringify(kindArg)}: pod, poddecoration (pd), podtransitionrule (ptr) or operationjob (opj)`, EXPLAIN_CLUSTER_USAGE]);
   const { values } = parsed;
   const output = OUTPUTS.find((candidate) => candidate === values.output);
   if (output === undefined) throw new UsageError([`-o ${values.output ?? ""}: supported values: ${OUTPUTS.join(", ")}`, EXPLAIN_CLUSTER_USAGE]);
@@ -103,6 +108,15 @@ export const explainCluster: Command = async (args, io) => {
     ]);
     const report = explainTransitionRule(transitionRule as unknown as PodTransitionRule, pods);
     io.stdout(options.output === "json" ? `${JSON.stringify(report, null, 2)}\n` : options.output === "yaml" ? toYaml(report) : formatTransitionRuleReport(report));
+    return 0;
+  }
+  if (options.kind === "operationjob") {
+    const [job, pods] = await Promise.all([
+      read(() => client.kusion.operationJobs.get(namespace, options.name), `operationjob ${namespace}/${options.name}`),
+      read(() => client.core.pods.list(namespace), `pods in ${namespace}`),
+    ]);
+    const report = explainOperationJob(job as unknown as OperationJob, pods);
+    io.stdout(options.output === "json" ? `${JSON.stringify(report, null, 2)}\n` : options.output === "yaml" ? toYaml(report) : formatOperationJobReport(report));
     return 0;
   }
   const subject: object = await read<object>(() => (options.kind === "pod" ? client.core.pods.get(namespace, options.name) : client.kusion.podDecorations.get(namespace, options.name)), `${options.kind} ${namespace}/${options.name}`);

@@ -15,6 +15,9 @@ import { podDecorationController } from "../controller/poddecoration/controller.
 import { workloadRolloutController } from "../controller/workload-rollout/controller.ts";
 import { transitionRuleController } from "../controller/transition-rules/controller.ts";
 import { transitionGate, type CachedTransitionRule } from "../controller/transition-rules/gate.ts";
+import { operationJobController } from "../controller/operation-jobs/controller.ts";
+import { operationDelayFor } from "../controller/operation-jobs/delays.ts";
+import type { CachedOperationJob } from "../controller/operation-jobs/reconciler.ts";
 import { RolloutReports } from "../controller/workload-rollout/reports.ts";
 import type { CachedDecoration } from "../controller/poddecoration/reconciler.ts";
 import { registerRolloutMetrics } from "../controller/poddecoration/rollout-metrics.ts";
@@ -233,6 +236,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const claims = informers.forResource<PersistentVolumeClaim>(resources.persistentVolumeClaims);
   const resourceContexts = informers.forResource<CachedResourceContext>(resources.resourceContexts);
   const transitionRules = informers.forResource<CachedTransitionRule>(resources.podTransitionRules);
+  const operationJobs = informers.forResource<CachedOperationJob>(resources.operationJobs);
   // Only what the pod webhook's namespaceSelector reads: a namespace's name and labels.
   const namespaces = informers.forResource<Namespace>(resources.namespaces, {}, { transform: (namespace) => ({ metadata: { name: namespace.metadata?.name, labels: namespace.metadata?.labels, resourceVersion: namespace.metadata?.resourceVersion } }) });
   informers.start(leadership);
@@ -258,7 +262,9 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const decorationSource = cachedDecorationSource(dependencies.decorations.cache, dependencies.revisions.cache);
   // Every lifecycle operation goes through the PodTransitionRules that select its pod.
   const transitions = transitionGate(transitionRules.cache);
-  const lifecycle = dependencies.options.podOpsLifecycle ? { lifecycle: { drainDelayMs: dependencies.options.lifecycleDrainDelayMs, stuckAfterMs: dependencies.options.lifecycleStuckAfterMs, transitions } } : {};
+  const lifecycle = dependencies.options.podOpsLifecycle
+    ? { lifecycle: { drainDelayMs: dependencies.options.lifecycleDrainDelayMs, stuckAfterMs: dependencies.options.lifecycleStuckAfterMs, transitions, operationDelayFor: operationDelayFor(operationJobs.cache) } }
+    : {};
   const collaSetsController = collaSetController({
     informers: { collaSets, revisions: collaSetRevisions, pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions, claims, resourceContexts },
     decorationSource,
@@ -292,13 +298,21 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     logger,
     metrics: dependencies.metrics,
   });
+  const operationJobReconciles = operationJobController({
+    informers: { jobs: operationJobs, pods, collaSets },
+    client,
+    events,
+    clock: realClock,
+    logger,
+    metrics: dependencies.metrics,
+  });
   // The lifecycle reads the PodTransitionRules through a cache no workload controller waits for: no pod may pass a stage on an empty one.
   if (!(await informers.waitForSync(leadership))) {
     await informers.stopped();
     return;
   }
   logger.info("controllers starting");
-  await Promise.all([podDecorations.start(leadership), collaSetsController.start(leadership), workloadRollouts.start(leadership), transitionRuleReconciles.start(leadership)]);
+  await Promise.all([podDecorations.start(leadership), collaSetsController.start(leadership), workloadRollouts.start(leadership), transitionRuleReconciles.start(leadership), operationJobReconciles.start(leadership)]);
   await informers.stopped();
   logger.info("controllers stopped");
 }

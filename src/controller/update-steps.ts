@@ -53,6 +53,11 @@ export interface LifecycleSettings {
   operationDelayMs?: number | undefined;
   /** The PodTransitionRules that gate the PreCheck and PostCheck stages (absent: none does). */
   transitions?: TransitionGate | undefined;
+  /**
+   * A delay asked for one pod's operation (an OperationJob's operationDelaySeconds for the pod it
+   * replaces), in place of the workload's: still one delay.
+   */
+  operationDelayFor?: ((pod: Pod) => number | undefined) | undefined;
 }
 
 /** A pod that should change, and how once it may. */
@@ -147,10 +152,12 @@ class StepCollector<R> implements UpdateSteps<R> {
       this.steps.push({ kind: "leave-traffic", pod });
       return false;
     }
-    // One delay: the workload's operation delay when it sets one (counted from the operate label, as kube-xset's AllowOps counts it), else the drain delay.
-    const delayMs = lifecycle.operationDelayMs ?? 0;
+    // One delay: the pod's own (an OperationJob's) or the workload's operation delay when one is
+    // set (counted from the operate label, as kube-xset's AllowOps counts it), else the drain delay.
+    const operationDelayMs = lifecycle.operationDelayFor?.(pod) ?? lifecycle.operationDelayMs;
+    const delayMs = operationDelayMs ?? 0;
     if (step.kind === "preparing") {
-      const readiness = readyToOperate(pod, step.sinceMs, lifecycle.nowMs, lifecycle.operationDelayMs === undefined ? lifecycle.drainDelayMs : 0);
+      const readiness = readyToOperate(pod, step.sinceMs, lifecycle.nowMs, operationDelayMs === undefined ? lifecycle.drainDelayMs : 0);
       if (!readiness.ready) {
         this.waitFor(pod, lifecycle, step.sinceMs, readiness.reason, readiness.retryInMs);
         return false;

@@ -2,7 +2,7 @@
 // tests drive is exactly what the process serves.
 import { type PrivilegeChecks, withPrivilegeChecks } from "./decoration-privilege.ts";
 import { podMutation, type PodMutationOptions } from "./pod-mutation.ts";
-import { defaultCollaSets, defaultPodDecorations, defaultPodTransitionRules, validateCollaSets, validatePodDecorations, validatePodTransitionRules } from "./resource-admission.ts";
+import { defaultCollaSets, defaultOperationJobs, defaultPodDecorations, defaultPodTransitionRules, validateCollaSets, validateOperationJobs, validatePodDecorations, validatePodTransitionRules } from "./resource-admission.ts";
 import type { AdmissionHandler, WebhookName } from "./server.ts";
 
 /** Without `privilege` a PodDecoration is checked structurally only (tests, offline use). */
@@ -15,5 +15,7 @@ export function admissionHandlers(pods: PodMutationOptions, privilege?: Privileg
     "validate-collasets": validateCollaSets,
     "mutate-podtransitionrules": defaultPodTransitionRules,
     "validate-podtransitionrules": validatePodTransitionRules,
+    "mutate-operationjobs": defaultOperationJobs,
+    "validate-operationjobs": validateOperationJobs,
   };
 }

@@ -4,7 +4,8 @@
 import { formatFieldErrors, type FieldError } from "../api/field-errors.ts";
 import { defaultCollaSet, validateCollaSet, type CollaSet } from "../api/collaset.ts";
 import { collaSetWarnings } from "../api/collaset-warnings.ts";
-import { COLLASET_KIND, GROUP, POD_DECORATION_KIND, PODTRANSITIONRULE_KIND } from "../api/group.ts";
+import { COLLASET_KIND, GROUP, OPERATIONJOB_KIND, POD_DECORATION_KIND, PODTRANSITIONRULE_KIND } from "../api/group.ts";
+import { defaultOperationJob, operationJobWarnings, validateOperationJob, type OperationJob } from "../api/operationjob.ts";
 import { defaultPodTransitionRule, podTransitionRuleWarnings, validatePodTransitionRule, type PodTransitionRule } from "../api/podtransitionrule.ts";
 import { defaultPodDecoration, validatePodDecoration, type PodDecoration } from "../api/poddecoration.ts";
 import { podDecorationDefaultingWarnings, podDecorationWarnings } from "../api/poddecoration-warnings.ts";
@@ -37,6 +38,9 @@ export const validateCollaSets = validation(collaSetKind);
 const podTransitionRuleKind: Kind<PodTransitionRule> = { kind: PODTRANSITIONRULE_KIND, defaults: defaultPodTransitionRule, validate: validatePodTransitionRule, defaultingWarnings: () => [], warnings: podTransitionRuleWarnings };
 export const defaultPodTransitionRules = defaulting(podTransitionRuleKind);
 export const validatePodTransitionRules = validation(podTransitionRuleKind);
+const operationJobKind: Kind<OperationJob> = { kind: OPERATIONJOB_KIND, defaults: defaultOperationJob, validate: validateOperationJob, defaultingWarnings: () => [], warnings: operationJobWarnings };
+export const defaultOperationJobs = defaulting(operationJobKind);
+export const validateOperationJobs = validation(operationJobKind);
 
 function handles(request: AdmissionRequest, kind: string): boolean {
   return (

@@ -34,6 +34,8 @@ export const webhookPaths = {
   "validate-collasets": "/validate-collasets",
   "mutate-podtransitionrules": "/mutate-podtransitionrules",
   "validate-podtransitionrules": "/validate-podtransitionrules",
+  "mutate-operationjobs": "/mutate-operationjobs",
+  "validate-operationjobs": "/validate-operationjobs",
 } as const;
 
 export type WebhookName = keyof typeof webhookPaths;

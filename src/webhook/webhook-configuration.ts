@@ -42,7 +42,7 @@ function common(options: WebhookConfigurationOptions) {
   } satisfies Partial<V1MutatingWebhook & V1ValidatingWebhook>;
 }
 
-function kusionRule(resource: "poddecorations" | "collasets" | "podtransitionrules") {
+function kusionRule(resource: "poddecorations" | "collasets" | "podtransitionrules" | "operationjobs") {
   return { apiGroups: [GROUP], apiVersions: [VERSION], operations: ["CREATE", "UPDATE"], resources: [resource], scope: "Namespaced" };
 }
 
@@ -87,6 +87,14 @@ export function mutatingWebhookConfiguration(options: WebhookConfigurationOption
       reinvocationPolicy: "Never",
       ...common(options),
     },
+    {
+      name: "operationjobs.pod-decorator.kusionstack.io",
+      clientConfig: clientConfig(options, "mutate-operationjobs"),
+      rules: [kusionRule("operationjobs")],
+      matchConditions: [notBeingDeleted],
+      reinvocationPolicy: "Never",
+      ...common(options),
+    },
   ];
   return { apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration", metadata: { name: webhookConfigurationName }, webhooks };
 }
@@ -96,6 +104,7 @@ export function validatingWebhookConfiguration(options: WebhookConfigurationOpti
     { name: "poddecorations.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-poddecorations"), rules: [kusionRule("poddecorations")], matchConditions: [notBeingDeleted], ...common(options) },
     { name: "collasets.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-collasets"), rules: [kusionRule("collasets")], matchConditions: [notBeingDeleted], ...common(options) },
     { name: "podtransitionrules.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-podtransitionrules"), rules: [kusionRule("podtransitionrules")], matchConditions: [notBeingDeleted], ...common(options) },
+    { name: "operationjobs.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-operationjobs"), rules: [kusionRule("operationjobs")], matchConditions: [notBeingDeleted], ...common(options) },
   ];
   return { apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: { name: webhookConfigurationName }, webhooks };
 }

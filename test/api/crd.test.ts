@@ -45,7 +45,7 @@ describe("generated CRDs", () => {
       const committed = readFileSync(new URL(`../../config/crd/${file.fileName}`, import.meta.url), "utf8");
       expect(committed, file.fileName).toBe(file.text);
     }
-    expect(crdFiles().map((file) => file.fileName)).toEqual(["apps.kusionstack.io_collasets.yaml", "apps.kusionstack.io_poddecorations.yaml", "apps.kusionstack.io_podtransitionrules.yaml", "apps.kusionstack.io_resourcecontexts.yaml"]);
+    expect(crdFiles().map((file) => file.fileName)).toEqual(["apps.kusionstack.io_collasets.yaml", "apps.kusionstack.io_operationjobs.yaml", "apps.kusionstack.io_poddecorations.yaml", "apps.kusionstack.io_podtransitionrules.yaml", "apps.kusionstack.io_resourcecontexts.yaml"]);
   });
 
   it("are copied unchanged into the Helm chart's crds/ (run `make crds`)", () => {

@@ -106,6 +106,7 @@ describe("pod-decorator crds", () => {
     expect(printed.code).toBe(0);
     expect(parseAllDocuments(printed.stdout).map((document) => (document.toJS() as { metadata: { name: string } }).metadata.name)).toEqual([
       "collasets.apps.kusionstack.io",
+      "operationjobs.apps.kusionstack.io",
       "poddecorations.apps.kusionstack.io",
       "podtransitionrules.apps.kusionstack.io",
       "resourcecontexts.apps.kusionstack.io",
@@ -115,7 +116,7 @@ describe("pod-decorator crds", () => {
     try {
       const written = await cli(["crds", "--output-dir", dir]);
       expect(written.code).toBe(0);
-      for (const file of ["apps.kusionstack.io_collasets.yaml", "apps.kusionstack.io_poddecorations.yaml", "apps.kusionstack.io_podtransitionrules.yaml", "apps.kusionstack.io_resourcecontexts.yaml"]) {
+      for (const file of ["apps.kusionstack.io_collasets.yaml", "apps.kusionstack.io_operationjobs.yaml", "apps.kusionstack.io_poddecorations.yaml", "apps.kusionstack.io_podtransitionrules.yaml", "apps.kusionstack.io_resourcecontexts.yaml"]) {
         expect(await readFile(join(dir, file), "utf8")).toBe(await readFile(join(ROOT, "config/crd", file), "utf8"));
       }
     } finally {

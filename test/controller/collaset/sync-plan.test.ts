@@ -415,6 +415,21 @@ describe("planSync: one delay before operating (DESIGN §6)", () => {
     expect(summary(planAt(cls, [permitted], 11_500).actions)).toEqual(["in-place a"]);
   });
 
+  it("an OperationJob's operationDelaySeconds for a pod is the one delay of its operation, in place of the CollaSet's or the drain delay", () => {
+    const planWith = (delayMs: number | undefined, nowMs: number) => planSync({
+      collaSet: collaSet({ replicas: 1 }),
+      nowMs,
+      updatedRevision: "web-r2",
+      currentRevision: "web-r1",
+      pods: [drained()],
+      sources: revisions,
+      lifecycle: { ...lifecycle(nowMs), operationDelayFor: (pod) => (pod.metadata?.name === "a" ? delayMs : undefined) },
+      decorationTargets: (slots) => new Map(slots.map((slot) => [slot.name, new Map()])),
+    });
+    expect(summary(planWith(2000, 1500).actions)).toEqual(["permit-operation a"]);
+    expect(summary(planWith(undefined, 1500).actions)).toEqual([]);
+  });
+
   it("with operationDelaySeconds 0, operates as soon as the pod is drained", () => {
     expect(summary(planAt(collaSet({ replicas: 1, updateStrategy: { operationDelaySeconds: 0 } }), [drained()], 1500).actions)).toEqual(["in-place a"]);
   });
