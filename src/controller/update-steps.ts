@@ -253,11 +253,13 @@ export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
     switch (step.kind) {
       case "none": {
         if (!hasServiceReadyGate(pod)) break;
+        const labelled = pod.metadata?.labels?.[SERVICE_AVAILABLE_LABEL] !== undefined;
         if (serviceReady(pod) !== "True") {
-          if (containersReady(pod)) steps.push({ kind: "mark-service-ready", pod });
+          // Not in traffic yet: a service-available label is not this controller's (written by hand), and goes.
+          if (labelled) steps.push({ kind: "set-service-available", pod, available: false });
+          else if (containersReady(pod)) steps.push({ kind: "mark-service-ready", pod });
           break;
         }
-        const labelled = pod.metadata?.labels?.[SERVICE_AVAILABLE_LABEL] !== undefined;
         const available = isPodReady(pod) && missingExpectedFinalizers(pod).length === 0;
         if (labelled !== available) steps.push({ kind: "set-service-available", pod, available });
         break;

@@ -132,6 +132,10 @@ describe("planSync: updates", () => {
     expect(summary(result.actions)).toEqual(["in-place a", "in-place b"]);
   });
 
+  it("updates one pod at a time when maxUnavailable is unset (kuperator: every pod at once, its \"finish update if out of partition\")", () => {
+    expect(summary(plan(collaSet(), three(), { updated: "web-r2" }).actions)).toEqual(["in-place a"]);
+  });
+
   it("counts pods already unavailable against the budget, and updates unavailable pods for free", () => {
     const pods = [pod("a", { id: 0 }), pod("b", { id: 1, ready: false }), pod("c", { id: 2 })];
     expect(summary(plan(collaSet(), pods, { updated: "web-r2" }).actions)).toEqual(["in-place b"]);

@@ -328,6 +328,24 @@ describe("PodOpsLifecycle around a replace (to-replace)", () => {
     await harness.reconciler.reconcile("ns/web");
     expect(harness.pods.list("ns").map((pod) => pod.metadata?.name)).toEqual([surge.metadata?.name]);
   });
+
+  it("does not trust a service-available label written by hand on a surge pod that is not Ready: the origin keeps serving and the label is taken off", async () => {
+    // Kuperator's "Exclude replace origin pod" / "Exclude replace new pod" write the label by hand.
+    const harness = await inService(1);
+    const origin = harness.pods.list("ns")[0]!;
+    harness.pods.upsert({ ...origin, metadata: { ...origin.metadata, labels: { ...origin.metadata?.labels, "collaset.kusionstack.io/to-replace": "true" }, resourceVersion: "replace" } });
+    await harness.reconciler.reconcile("ns/web");
+    const surge = harness.pods.list("ns").find((pod) => pod.metadata?.name !== origin.metadata?.name)!;
+    harness.pods.upsert({ ...surge, metadata: { ...surge.metadata, labels: { ...surge.metadata?.labels, [SERVICE_AVAILABLE_LABEL]: "true" }, resourceVersion: "by-hand" } });
+    await harness.reconciler.reconcile("ns/web");
+    await harness.clock.advance(DRAIN_MS);
+    await harness.reconciler.reconcile("ns/web");
+    expect(harness.pods.list("ns")).toHaveLength(2);
+    const kept = harness.pods.get("ns", origin.metadata!.name!)!;
+    expect(kept.metadata?.labels?.[lifecycleLabel("operating")]).toBeUndefined();
+    expect(gate(kept)).toBe("True");
+    expect(harness.pods.get("ns", surge.metadata!.name!)!.metadata?.labels?.[SERVICE_AVAILABLE_LABEL]).toBeUndefined();
+  });
 });
 
 describe("readyToOperate", () => {
