@@ -2,7 +2,8 @@
 // arguments as the chart's ServiceAccount (see support/chart-release.ts) through a PodDecoration
 // scenario — revisions created, rolled back and pruned, status, finalizer, events, the leader
 // election Lease, the template's dry-run validation, the caBundle of the chart's webhook
-// configurations, the shared CA Secret written back, the decoration's writer checked — and the
+// configurations, the shared CA Secret written back, the decoration's writer checked, a CollaSet,
+// a PodTransitionRule and an OperationJob through their lives — and the
 // API server's audit log of what it did is compared with what the
 // chart grants: nothing refused, nothing granted for today's code left unused without a reason.
 import { AppsV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, type V1Pod } from "@kubernetes/client-node";
@@ -278,6 +279,37 @@ describe("the chart's ServiceAccount", () => {
       const gone = await custom.getNamespacedCustomObject({ ...collaSets, namespace, name: "cls" }).then(() => false, () => true);
       return gone && left.length === 1 && (left[0]!.metadata?.ownerReferences ?? []).length === 0 ? true : undefined;
     }, 30_000, "the CollaSet gone and its claim retained without owner");
+
+    // The PodTransitionRule controller: kuperator's finalizer added, status written, each selected
+    // pod's verdict annotation patched; deleted, the annotations taken off and the finalizer removed.
+    const transitionRules = { ...GROUP, plural: "podtransitionrules" };
+    await custom.createNamespacedCustomObject({
+      ...transitionRules,
+      namespace,
+      body: { apiVersion: "apps.kusionstack.io/v1alpha1", kind: "PodTransitionRule", metadata: { name: "budget" }, spec: { selector: { matchLabels: { app: "cls-kept" } }, rules: [{ name: "one", availablePolicy: { maxUnavailableValue: 1 } }] } },
+    });
+    await core.createNamespacedPod({ namespace, body: { metadata: { name: "kept", labels: { app: "cls-kept" } }, spec: { containers: [{ name: "app", image: "app:1" }] } } });
+    await eventually(async () => {
+      const rule = (await custom.getNamespacedCustomObject({ ...transitionRules, namespace, name: "budget" })) as { metadata: { finalizers?: string[] }; status?: { targets?: string[] } };
+      const kept = await core.readNamespacedPod({ namespace, name: "kept" });
+      return rule.metadata.finalizers?.includes("finalizer.operating.kusionstack.io/protected") === true && rule.status?.targets?.includes("kept") === true && kept.metadata?.annotations?.["detail.podtransitionrule.kusionstack.io/budget"] !== undefined ? true : undefined;
+    }, 30_000, "the rule's finalizer, status and verdict annotation");
+    await custom.deleteNamespacedCustomObject({ ...transitionRules, namespace, name: "budget" });
+    await eventually(async () => {
+      const gone = await custom.getNamespacedCustomObject({ ...transitionRules, namespace, name: "budget" }).then(() => false, () => true);
+      const kept = await core.readNamespacedPod({ namespace, name: "kept" });
+      return gone && kept.metadata?.annotations?.["detail.podtransitionrule.kusionstack.io/budget"] === undefined ? true : undefined;
+    }, 30_000, "the rule gone and its annotation off the pod");
+
+    // The OperationJob controller: kuperator's finalizer added, a target that does not exist failed
+    // in status, the job deleted once its time to live is over, and its finalizer removed then.
+    const operationJobs = { ...GROUP, plural: "operationjobs" };
+    await custom.createNamespacedCustomObject({
+      ...operationJobs,
+      namespace,
+      body: { apiVersion: "apps.kusionstack.io/v1alpha1", kind: "OperationJob", metadata: { name: "swap" }, spec: { action: "Replace", targets: [{ name: "no-such-pod" }], TTLSecondsAfterFinished: 1 } },
+    });
+    await eventually(async () => ((await custom.getNamespacedCustomObject({ ...operationJobs, namespace, name: "swap" }).then(() => false, () => true)) ? true : undefined), 30_000, "the job failed and deleted after its time to live");
 
     // What serve did, as the API server audited it, against what the chart grants.
     expect(await release.operator.stop()).toBe(0);

@@ -17,6 +17,15 @@ import { parseKubernetesVersion } from "../src/api/kubernetes-versions.ts";
 import { committedManifestFiles, HELM_ONLY_LABELS, NAMESPACE, plainManifestFiles, RELEASE } from "./helm/manifests.ts";
 import { clients, eventually, kubectl, test } from "./support/cluster.ts";
 
+const RESOURCE_WEBHOOK_NAMES = [
+  "poddecorations.pod-decorator.kusionstack.io",
+  "clusterpoddecorations.pod-decorator.io",
+  "collasets.pod-decorator.kusionstack.io",
+  "podtransitionrules.pod-decorator.kusionstack.io",
+  "operationjobs.pod-decorator.kusionstack.io",
+];
+/** Every webhook the chart declares: the mutating configuration's (the pod webhook first), then the validating one's. */
+const WEBHOOK_NAMES = ["pods.pod-decorator.kusionstack.io", ...RESOURCE_WEBHOOK_NAMES, ...RESOURCE_WEBHOOK_NAMES];
 const EXTERNAL_CRDS = fileURLToPath(new URL("./support/external-crds.yaml", import.meta.url));
 
 interface Container {
@@ -332,7 +341,7 @@ describe("the Helm chart", () => {
     const policy = chart.one<KubeManifest & { spec: { matchConditions: { expression: string }[]; matchConstraints: { resourceRules: { resources: string[] }[] } } }>("ValidatingAdmissionPolicy");
     const serviceAccount = chart.one<Deployment>("Deployment").spec.template.spec.serviceAccountName;
     expect(policy.spec.matchConditions[0]?.expression).toBe(`request.userInfo.username != 'system:serviceaccount:${namespace}:${serviceAccount}'`);
-    expect(policy.spec.matchConstraints.resourceRules[0]?.resources).toEqual(["pods", "pods/status"]);
+    expect(policy.spec.matchConstraints.resourceRules[0]?.resources).toEqual(["pods", "pods/status", "pods/resize"]);
     expect((chart.one("ValidatingAdmissionPolicyBinding").spec as { policyName: string }).policyName).toBe(policy.metadata.name);
     expect((await Rendered.of(namespace, { bookkeepingPolicy: { enabled: false } })).all("ValidatingAdmissionPolicy")).toEqual([]);
   });
@@ -383,7 +392,7 @@ describe("the Helm chart", () => {
     const chart = await Rendered.of(namespace, combination("existing Secret"));
     expect(chart.all("Certificate")).toEqual([]);
     expect(chart.all("Issuer")).toEqual([]);
-    expect(chart.webhooks()).toHaveLength(5);
+    expect(chart.webhooks()).toHaveLength(WEBHOOK_NAMES.length);
     for (const webhook of chart.webhooks()) expect(Buffer.from(webhook.clientConfig.caBundle ?? "", "base64").toString()).toBe(caPem);
     expect(chart.one<Deployment>("Deployment").spec.template.spec.volumes).toEqual([{ name: "tls", secret: { secretName: "webhook-tls" } }]);
     expect(chart.serveOptions().tls).toMatchObject({ certFile: "/etc/pod-decorator/tls/tls.crt", keyFile: "/etc/pod-decorator/tls/tls.key" });
@@ -441,11 +450,7 @@ describe("the Helm chart", () => {
   test("sets failurePolicy and timeout on every webhook", async ({ namespace }) => {
     const chart = await Rendered.of(namespace, combination("failurePolicy Ignore"));
     expect(chart.webhooks().map((webhook) => [webhook.name, webhook.failurePolicy, webhook.timeoutSeconds])).toEqual([
-      ["pods.pod-decorator.kusionstack.io", "Ignore", 10],
-      ["poddecorations.pod-decorator.kusionstack.io", "Ignore", 10],
-      ["collasets.pod-decorator.kusionstack.io", "Ignore", 10],
-      ["poddecorations.pod-decorator.kusionstack.io", "Ignore", 10],
-      ["collasets.pod-decorator.kusionstack.io", "Ignore", 10],
+      ...WEBHOOK_NAMES.map((name) => [name, "Ignore", 10]),
     ]);
   });
 
@@ -567,6 +572,6 @@ describe("the plain manifests in config/", () => {
     expect(readFileSync(`${repositoryRoot}/config/crd/Kustomization`, "utf8")).toContain("kind: Kustomization");
     const result = await kubectl(["apply", "--server-side", "--dry-run=server", "--field-manager=pod-decorator-e2e", "-f", `${repositoryRoot}/config/crd/`]);
     expect(result.stderr).toBe("");
-    expect(result.stdout.trim().split("\n")).toEqual(customResourceDefinitions().map((crd) => `customresourcedefinition.apiextensions.k8s.io/${crd.metadata.name} serverside-applied (server dry run)`).sort());
+    expect(result.stdout.trim().split("\n").sort()).toEqual(customResourceDefinitions().map((crd) => `customresourcedefinition.apiextensions.k8s.io/${crd.metadata.name} serverside-applied (server dry run)`).sort());
   });
 });

@@ -251,7 +251,8 @@ async function endState(namespace: string): Promise<unknown> {
         onUpdatedRevision: detail.pods?.filter((pod) => pod.revision === pd.updatedRevision).length,
         escaped: detail.pods?.filter((pod) => pod.escaped === true).map((pod) => pod.name) ?? [],
       })),
-      ready: (pd.conditions ?? []).filter((entry) => entry.status !== "True").map((entry) => `${entry.type}=${entry.status}/${entry.reason ?? ""}`),
+      // OutRanked is the one condition whose healthy status is False.
+      ready: (pd.conditions ?? []).filter((entry) => entry.status !== (entry.type === "OutRanked" ? "False" : "True")).map((entry) => `${entry.type}=${entry.status}/${entry.reason ?? ""}`),
     },
   };
 }

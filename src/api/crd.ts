@@ -4,8 +4,10 @@
 // rather than emitting a CRD the API server would refuse.
 import type { TSchema } from "typebox";
 import { COLLASET_PLURAL, CollaSetSpecSchema, CollaSetStatusSchema } from "./collaset.ts";
-import { CLUSTER_POD_DECORATION_KIND, COLLASET_KIND, GROUP, OWN_GROUP, POD_DECORATION_KIND, RESOURCE_CONTEXT_KIND, VERSION } from "./group.ts";
+import { CLUSTER_POD_DECORATION_KIND, COLLASET_KIND, GROUP, OPERATIONJOB_KIND, OWN_GROUP, POD_DECORATION_KIND, PODTRANSITIONRULE_KIND, RESOURCE_CONTEXT_KIND, VERSION } from "./group.ts";
 import { CLUSTER_POD_DECORATION_PLURAL, ClusterPodDecorationSpecSchema, ClusterPodDecorationStatusSchema } from "./cluster-poddecoration.ts";
+import { OPERATIONJOB_PLURAL, OperationJobSpecSchema, OperationJobStatusSchema } from "./operationjob.ts";
+import { PODTRANSITIONRULE_PLURAL, PodTransitionRuleSpecSchema, PodTransitionRuleStatusSchema } from "./podtransitionrule.ts";
 import { RESOURCE_CONTEXT_PLURAL, ResourceContextSpecSchema } from "./resource-context.ts";
 import { POD_DECORATION_PLURAL, PodDecorationSpecSchema, PodDecorationStatusSchema } from "./poddecoration.ts";
 
@@ -218,7 +220,44 @@ export function resourceContextDefinition(): CustomResourceDefinition {
   });
 }
 
+/** kuperator's PodTransitionRule: rules gating the PodOpsLifecycle stages of the pods they select. */
+export function podTransitionRuleDefinition(): CustomResourceDefinition {
+  return definition({
+    kind: PODTRANSITIONRULE_KIND,
+    plural: PODTRANSITIONRULE_PLURAL,
+    singular: "podtransitionrule",
+    shortName: "ptr",
+    description: "PodTransitionRule gates the PodOpsLifecycle stages (PreCheck, PostCheck) of the pods its selector picks: an availability budget across all of them, a label check, a webhook.",
+    spec: PodTransitionRuleSpecSchema,
+    status: PodTransitionRuleStatusSchema,
+    columns: [
+      { name: "RULES", type: "string", jsonPath: ".spec.rules[*].name", description: "The rules, by name." },
+      { name: "UPDATED", type: "date", jsonPath: ".status.updateTime", description: "When the status was last written." },
+    ],
+  });
+}
+
+/** kuperator's OperationJob: an operation (Replace) on pods named in its namespace. */
+export function operationJobDefinition(): CustomResourceDefinition {
+  return definition({
+    kind: OPERATIONJOB_KIND,
+    plural: OPERATIONJOB_PLURAL,
+    singular: "operationjob",
+    shortName: "opj",
+    description: "OperationJob operates on pods named in its namespace (Replace: a CollaSet's pod gets a new pod first, then goes), by partition, within a deadline, deleted a while after it finished.",
+    spec: OperationJobSpecSchema,
+    status: OperationJobStatusSchema,
+    columns: [
+      { name: "PROGRESS", type: "string", jsonPath: ".status.progress", description: "Pending, Processing, Succeeded or Failed." },
+      { name: "ACTION", type: "string", jsonPath: ".spec.action", description: "The operation." },
+      { name: "SUCCEEDED", type: "integer", jsonPath: ".status.succeededPodCount", description: "Targets done." },
+      { name: "FAILED", type: "integer", jsonPath: ".status.failedPodCount", description: "Targets that failed." },
+      { name: "TOTAL", type: "integer", jsonPath: ".status.totalPodCount", description: "Targets." },
+    ],
+  });
+}
+
 /** Every CRD this project serves, in a stable order. */
 export function customResourceDefinitions(): CustomResourceDefinition[] {
-  return [collaSetDefinition(), podDecorationDefinition(), resourceContextDefinition(), clusterPodDecorationDefinition()];
+  return [collaSetDefinition(), operationJobDefinition(), podDecorationDefinition(), podTransitionRuleDefinition(), resourceContextDefinition(), clusterPodDecorationDefinition()];
 }

@@ -7,6 +7,8 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
 export const COLLASET_KIND = "CollaSet";
 export const POD_DECORATION_KIND = "PodDecoration";
 export const RESOURCE_CONTEXT_KIND = "ResourceContext";
+export const PODTRANSITIONRULE_KIND = "PodTransitionRule";
+export const OPERATIONJOB_KIND = "OperationJob";
 
 /**
  * The group of the kinds the project adds of its own (ClusterPodDecoration, DESIGN §12): not

@@ -22,6 +22,10 @@ import { explainClusterDecoration, explainDecoration, explainPod, type ClusterVi
 import { formatDecorationReport, formatPodReport } from "./live-explanation-format.ts";
 import { EXPLAIN_USAGE as EXPLAIN_CLUSTER_USAGE } from "./explain-usage.ts";
 import { UsageError } from "./usage-error.ts";
+import type { PodTransitionRule } from "../api/podtransitionrule.ts";
+import { explainTransitionRule, formatTransitionRuleReport } from "./transition-rule-explanation.ts";
+import type { OperationJob } from "../api/operationjob.ts";
+import { explainOperationJob, formatOperationJobReport } from "./operation-job-explanation.ts";
 import { toYaml } from "./yaml-output.ts";
 
 
@@ -31,7 +35,7 @@ const OUTPUTS = ["text", "json", "yaml"] as const;
 type Client = KubeClient;
 
 interface Options {
-  kind: "pod" | "poddecoration" | "clusterpoddecoration";
+  kind: "pod" | "poddecoration" | "clusterpoddecoration" | "podtransitionrule" | "operationjob";
   name: string;
   namespace: string | undefined;
   kubeconfig: string | undefined;
@@ -50,6 +54,12 @@ const KINDS: Readonly<Record<string, Options["kind"]>> = {
   clusterpoddecoration: "clusterpoddecoration",
   clusterpoddecorations: "clusterpoddecoration",
   cpd: "clusterpoddecoration",
+  podtransitionrule: "podtransitionrule",
+  podtransitionrules: "podtransitionrule",
+  ptr: "podtransitionrule",
+  operationjob: "operationjob",
+  operationjobs: "operationjob",
+  opj: "operationjob",
 };
 
 export function parseClusterArgs(args: readonly string[]): Options {
@@ -72,10 +82,10 @@ export function parseClusterArgs(args: readonly string[]): Options {
   }
   // `pod NAME` or `pod/NAME`, as kubectl takes them.
   const positionals = parsed.positionals.flatMap((positional, index) => (index === 0 && positional.includes("/") ? positional.split("/", 2) : [positional]));
-  if (positionals.length !== 2) throw new UsageError(["expected a kind (pod, poddecoration or clusterpoddecoration) and a name", EXPLAIN_CLUSTER_USAGE]);
+  if (positionals.length !== 2) throw new UsageError(["expected a kind (pod, poddecoration, clusterpoddecoration, podtransitionrule or operationjob) and a name", EXPLAIN_CLUSTER_USAGE]);
   const [kindArg = "", name = ""] = positionals;
   const kind = Object.hasOwn(KINDS, kindArg.toLowerCase()) ? KINDS[kindArg.toLowerCase()] : undefined;
-  if (kind === undefined) throw new UsageError([`unknown kind ${JSON.stringify(kindArg)}: pod, poddecoration (pd) or clusterpoddecoration (cpd)`, EXPLAIN_CLUSTER_USAGE]);
+  if (kind === undefined) throw new UsageError([`unknown kind ${JSON.stringify(kindArg)}: pod, poddecoration (pd), clusterpoddecoration (cpd), podtransitionrule (ptr) or operationjob (opj)`, EXPLAIN_CLUSTER_USAGE]);
   const { values } = parsed;
   const output = OUTPUTS.find((candidate) => candidate === values.output);
   if (output === undefined) throw new UsageError([`-o ${values.output ?? ""}: supported values: ${OUTPUTS.join(", ")}`, EXPLAIN_CLUSTER_USAGE]);
@@ -100,12 +110,31 @@ export const explainCluster: Command = async (args, io) => {
   }
   const namespace = options.namespace ?? contextNamespace(config);
   const cluster = new ClusterReader(createKubeClient(config), options.webhookConfiguration);
+  const { client } = cluster;
+  if (options.kind === "podtransitionrule") {
+    const [transitionRule, pods] = await Promise.all([
+      read(() => client.kusion.podTransitionRules.get(namespace, options.name), `podtransitionrule ${namespace}/${options.name}`),
+      read(() => client.core.pods.list(namespace), `pods in ${namespace}`),
+    ]);
+    const report = explainTransitionRule(transitionRule as unknown as PodTransitionRule, pods);
+    io.stdout(options.output === "json" ? `${JSON.stringify(report, null, 2)}\n` : options.output === "yaml" ? toYaml(report) : formatTransitionRuleReport(report));
+    return 0;
+  }
+  if (options.kind === "operationjob") {
+    const [job, pods] = await Promise.all([
+      read(() => client.kusion.operationJobs.get(namespace, options.name), `operationjob ${namespace}/${options.name}`),
+      read(() => client.core.pods.list(namespace), `pods in ${namespace}`),
+    ]);
+    const report = explainOperationJob(job as unknown as OperationJob, pods);
+    io.stdout(options.output === "json" ? `${JSON.stringify(report, null, 2)}\n` : options.output === "yaml" ? toYaml(report) : formatOperationJobReport(report));
+    return 0;
+  }
   let report: PodReport | DecorationReport;
   if (options.kind === "clusterpoddecoration") {
-    const cpd = await read(() => cluster.client.kusion.clusterPodDecorations.get("", options.name), `clusterpoddecoration ${options.name}`) as unknown as ClusterPodDecoration;
+    const cpd = await read(() => client.kusion.clusterPodDecorations.get("", options.name), `clusterpoddecoration ${options.name}`) as unknown as ClusterPodDecoration;
     report = await explainFleet(cluster, cpd);
   } else {
-    const subject: object = await read<object>(() => (options.kind === "pod" ? cluster.client.core.pods.get(namespace, options.name) : cluster.client.kusion.podDecorations.get(namespace, options.name)), `${options.kind} ${namespace}/${options.name}`);
+    const subject: object = await read<object>(() => (options.kind === "pod" ? client.core.pods.get(namespace, options.name) : client.kusion.podDecorations.get(namespace, options.name)), `${options.kind} ${namespace}/${options.name}`);
     const view = await cluster.view(namespace);
     report = options.kind === "pod" ? explainPod(subject as Pod, view) : explainDecoration(subject as unknown as PodDecoration, view);
   }

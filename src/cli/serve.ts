@@ -13,6 +13,11 @@ import { collaSetController } from "../controller/collaset/controller.ts";
 import type { CachedCollaSet } from "../controller/collaset/reconciler.ts";
 import { podDecorationController } from "../controller/poddecoration/controller.ts";
 import { workloadRolloutController } from "../controller/workload-rollout/controller.ts";
+import { transitionRuleController } from "../controller/transition-rules/controller.ts";
+import { transitionGate, type CachedTransitionRule } from "../controller/transition-rules/gate.ts";
+import { operationJobController } from "../controller/operation-jobs/controller.ts";
+import { operationDelayFor } from "../controller/operation-jobs/delays.ts";
+import type { CachedOperationJob } from "../controller/operation-jobs/reconciler.ts";
 import { RolloutReports } from "../controller/workload-rollout/reports.ts";
 import type { CachedDecoration } from "../controller/poddecoration/reconciler.ts";
 import { registerRolloutMetrics } from "../controller/poddecoration/rollout-metrics.ts";
@@ -263,6 +268,8 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const collaSetRevisions = informers.forResource<ControllerRevision>(resources.controllerRevisions, { labelSelector: COLLASET_NAME_LABEL });
   const claims = informers.forResource<PersistentVolumeClaim>(resources.persistentVolumeClaims);
   const resourceContexts = informers.forResource<CachedResourceContext>(resources.resourceContexts);
+  const transitionRules = informers.forResource<CachedTransitionRule>(resources.podTransitionRules);
+  const operationJobs = informers.forResource<CachedOperationJob>(resources.operationJobs);
   // The webhook's namespace cache: only what namespaceSelectors read, a namespace's name and labels.
   const { namespaces } = dependencies.fleet.informers;
   informers.start(leadership);
@@ -305,7 +312,11 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     revisions: dependencies.fleet.informers.revisions.cache,
     revisionNamespace: dependencies.options.namespace,
   });
-  const lifecycle = dependencies.options.podOpsLifecycle ? { lifecycle: { drainDelayMs: dependencies.options.lifecycleDrainDelayMs, stuckAfterMs: dependencies.options.lifecycleStuckAfterMs } } : {};
+  // Every lifecycle operation goes through the PodTransitionRules that select its pod.
+  const transitions = transitionGate(transitionRules.cache);
+  const lifecycle = dependencies.options.podOpsLifecycle
+    ? { lifecycle: { drainDelayMs: dependencies.options.lifecycleDrainDelayMs, stuckAfterMs: dependencies.options.lifecycleStuckAfterMs, transitions, operationDelayFor: operationDelayFor(operationJobs.cache) } }
+    : {};
   const decorationReportsChanged = (namespace: string, names: ReadonlySet<string>) => {
     for (const name of names) podDecorations.enqueue(namespacedKey(namespace, name));
   };
@@ -336,8 +347,36 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     logger,
     metrics: dependencies.metrics,
   });
+  const transitionRuleReconciles = transitionRuleController({
+    informers: { transitionRules, pods, collaSets },
+    client,
+    events,
+    clock: realClock,
+    logger,
+    metrics: dependencies.metrics,
+  });
+  const operationJobReconciles = operationJobController({
+    informers: { jobs: operationJobs, pods, collaSets },
+    client,
+    events,
+    clock: realClock,
+    logger,
+    metrics: dependencies.metrics,
+  });
+  // The lifecycle reads the PodTransitionRules through a cache no workload controller waits for: no pod may pass a stage on an empty one.
+  if (!(await informers.waitForSync(leadership))) {
+    await informers.stopped();
+    return;
+  }
   logger.info("controllers starting");
-  await Promise.all([podDecorations.start(leadership), clusterPodDecorations.start(leadership), collaSetsController.start(leadership), workloadRollouts.start(leadership)]);
+  await Promise.all([
+    podDecorations.start(leadership),
+    clusterPodDecorations.start(leadership),
+    collaSetsController.start(leadership),
+    workloadRollouts.start(leadership),
+    transitionRuleReconciles.start(leadership),
+    operationJobReconciles.start(leadership),
+  ]);
   await informers.stopped();
   logger.info("controllers stopped");
 }

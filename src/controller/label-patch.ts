@@ -1,14 +1,22 @@
-// The one way a controller changes an object's labels: a JSON Patch guarded by the object's
-// resourceVersion (a concurrent change fails the write instead of being overwritten), adding the
-// labels map when there is none, removing only keys that are there.
+// The one way a controller changes an object's labels or annotations: a JSON Patch guarded by
+// the object's resourceVersion (a concurrent change fails the write instead of being
+// overwritten), adding the map when there is none, removing only keys that are there.
 import type { KubeObject } from "../kube/objects.ts";
 import { pointerSegment, type JsonPatchOperation } from "../kube/patch.ts";
 
 export function labelOperations(object: KubeObject, set: Readonly<Record<string, string>>, remove: readonly string[]): JsonPatchOperation[] {
-  const labels = object.metadata?.labels;
+  return metadataMapOperations(object, "labels", set, remove);
+}
+
+export function annotationOperations(object: KubeObject, set: Readonly<Record<string, string>>, remove: readonly string[]): JsonPatchOperation[] {
+  return metadataMapOperations(object, "annotations", set, remove);
+}
+
+function metadataMapOperations(object: KubeObject, field: "labels" | "annotations", set: Readonly<Record<string, string>>, remove: readonly string[]): JsonPatchOperation[] {
+  const map = object.metadata?.[field];
   const operations: JsonPatchOperation[] = [{ op: "test", path: "/metadata/resourceVersion", value: object.metadata?.resourceVersion }];
-  if (labels === undefined) operations.push({ op: "add", path: "/metadata/labels", value: {} });
-  for (const key of remove) if (labels !== undefined && key in labels && !(key in set)) operations.push({ op: "remove", path: `/metadata/labels/${pointerSegment(key)}` });
-  for (const [key, value] of Object.entries(set)) operations.push({ op: "add", path: `/metadata/labels/${pointerSegment(key)}`, value });
+  if (map === undefined) operations.push({ op: "add", path: `/metadata/${field}`, value: {} });
+  for (const key of remove) if (map !== undefined && key in map && !(key in set)) operations.push({ op: "remove", path: `/metadata/${field}/${pointerSegment(key)}` });
+  for (const [key, value] of Object.entries(set)) operations.push({ op: "add", path: `/metadata/${field}/${pointerSegment(key)}`, value });
   return operations;
 }

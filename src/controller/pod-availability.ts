@@ -5,7 +5,7 @@
 import { sameImage } from "../api/image-reference.ts";
 import { isPodReady } from "../decoration/rollout.ts";
 import type { Pod } from "../kube/objects.ts";
-import { inLifecycle, missingExpectedFinalizers } from "./lifecycle/pod-ops-lifecycle.ts";
+import { missingExpectedFinalizers, outOfService } from "./lifecycle/pod-ops-lifecycle.ts";
 import { RESTARTED_CONTAINERS_ANNOTATION } from "./pod-update.ts";
 
 export function isTerminating(pod: Pod): boolean {
@@ -13,13 +13,13 @@ export function isTerminating(pod: Pod): boolean {
 }
 
 /**
- * Ready, not terminating, not in a PodOpsLifecycle operation (out of traffic, or about to be),
- * every container reported runs the image its spec names, and every finalizer its
- * available-conditions annotation expects is on it (traffic has it in rotation): what kuperator
- * calls service-available.
+ * Ready, not terminating, not out of service for a PodOpsLifecycle operation (one still waiting
+ * for its PodTransitionRules' pre-check serves, as in kuperator), every container reported runs
+ * the image its spec names, and every finalizer its available-conditions annotation expects is on
+ * it (traffic has it in rotation): what kuperator calls service-available.
  */
 export function isAvailable(pod: Pod): boolean {
-  return !isTerminating(pod) && isPodReady(pod) && !inLifecycle(pod) && runsSpecImages(pod) && missingExpectedFinalizers(pod).length === 0;
+  return !isTerminating(pod) && isPodReady(pod) && !outOfService(pod) && runsSpecImages(pod) && missingExpectedFinalizers(pod).length === 0;
 }
 
 /**

@@ -7,9 +7,10 @@
 //                  and volumeMounts (in-place updates patch /spec/containers/N/image; template
 //                  validation's sample pod), and a fingerprint of their env in place of it
 //                  (env-fingerprint.ts: what a pod runs is judged by it); volumes;
-//                  readinessGates; nodeName
+//                  readinessGates; nodeName, serviceAccountName (a PodTransitionRule webhook's
+//                  parameters, with hostIP and podIP)
 //   status         phase, reason, conditions (with lastTransitionTime), containerStatuses,
-//                  initContainerStatuses
+//                  initContainerStatuses, hostIP, podIP
 // test/controller/pod-cache.test.ts checks each reader answers the same on the kept pod.
 import type { Pod } from "../kube/objects.ts";
 import { rememberEnvFingerprint } from "../decoration/env-fingerprint.ts";
@@ -36,12 +37,15 @@ export function podCacheProjection(pod: Pod): Pod {
       ...(spec.volumes === undefined ? {} : { volumes: spec.volumes }),
       ...(spec.readinessGates === undefined ? {} : { readinessGates: spec.readinessGates }),
       ...(spec.nodeName === undefined ? {} : { nodeName: spec.nodeName }),
+      ...(spec.serviceAccountName === undefined ? {} : { serviceAccountName: spec.serviceAccountName }),
     };
   }
   if (status !== undefined) {
-    const { phase, reason, conditions, containerStatuses, initContainerStatuses } = status;
+    const { phase, reason, conditions, containerStatuses, initContainerStatuses, hostIP, podIP } = status;
     projected.status = {
       ...(phase === undefined ? {} : { phase }),
+      ...(hostIP === undefined ? {} : { hostIP }),
+      ...(podIP === undefined ? {} : { podIP }),
       ...(reason === undefined ? {} : { reason }),
       ...(conditions === undefined ? {} : { conditions }),
       ...(containerStatuses === undefined ? {} : { containerStatuses }),

@@ -2,13 +2,14 @@
 // limiter once its caches have synced, its primary resource's changes enqueueing their own keys,
 // and the revisions it owns enqueueing their owner.
 import type { Logger } from "pino";
-import { namespacedKey, objectKey, type ControllerRevision, type KubeObject, type OwnerReference } from "../kube/objects.ts";
+import { namespacedKey, objectKey, type ControllerRevision, type KubeObject, type OwnerReference, type Pod } from "../kube/objects.ts";
 import type { Clock } from "./runtime/clock.ts";
 import type { EventRecorder } from "./runtime/event-recorder.ts";
 import { Controller, type Reconcile } from "./runtime/controller.ts";
 import type { Informer } from "./runtime/informer.ts";
 import type { RuntimeMetrics } from "./runtime/metrics.ts";
 import { defaultControllerRateLimiter, MAX_RETRY_BACKOFF_MS } from "./runtime/rate-limiter.ts";
+import type { TransitionGate } from "./lifecycle/transition-gate.ts";
 
 /** What every controller is wired with besides its informers and clients. */
 export interface ControllerWiring {
@@ -23,6 +24,10 @@ export interface ControllerWiring {
 export interface LifecycleOptions {
   drainDelayMs: number;
   stuckAfterMs: number;
+  /** The PodTransitionRules that gate its stages (absent: none). */
+  transitions?: TransitionGate | undefined;
+  /** A delay an OperationJob asks for a pod's operation (milliseconds), in place of the workload's. */
+  operationDelayFor?: ((pod: Pod) => number | undefined) | undefined;
 }
 
 export interface ReconcilerControllerOptions {

@@ -5,7 +5,7 @@
 import type { Pod } from "../kube/objects.ts";
 import { isLostRace } from "../kube/errors.ts";
 import { pointerSegment, type JsonPatchOperation } from "../kube/patch.ts";
-import { endOperation, operatedLabels, permitOperation, setServiceAvailable, setServiceReady, startOperation, type LifecyclePods } from "./lifecycle/lifecycle-writes.ts";
+import { endOperation, operatedLabels, passPreCheck, permitOperation, setServiceAvailable, setServiceReady, startOperation, startPostCheck, type LifecyclePods } from "./lifecycle/lifecycle-writes.ts";
 import { OPERATION_ID } from "./lifecycle/pod-ops-lifecycle.ts";
 import type { UpdateStep } from "./update-steps.ts";
 
@@ -47,11 +47,23 @@ export async function writeUpdateStep(writer: StepWriter, step: PodStep): Promis
       return;
     }
     case "start-operation": {
-      // The operation begins and the pod leaves traffic in one write: a round trip through the
-      // cache per pod is what a rollout waits on.
-      await startOperation(writer.pods, step.pod, writer.nowMs(), id, step.operationType);
+      // The operation begins and the pod leaves traffic in one write, unless PodTransitionRules
+      // check it first: a round trip through the cache per pod is what a rollout waits on.
+      await startOperation(writer.pods, step.pod, writer.nowMs(), id, step.operationType, step.checking === true);
       writer.expectNewer(step.pod);
-      writer.record("OperationStarted", `pod ${name} leaves traffic for ${step.operationType === "scale-in" ? "its deletion" : "an update"} (PodOpsLifecycle)`);
+      const purpose = step.operationType === "scale-in" ? "its deletion" : "an update";
+      writer.record("OperationStarted", step.checking === true ? `pod ${name} is pre-checked by its PodTransitionRules before it leaves traffic for ${purpose} (PodOpsLifecycle)` : `pod ${name} leaves traffic for ${purpose} (PodOpsLifecycle)`);
+      return;
+    }
+    case "pass-pre-check": {
+      await passPreCheck(writer.pods, step.pod, writer.nowMs(), id, step.operationType);
+      writer.expectNewer(step.pod);
+      writer.record("PreChecked", `pod ${name} passed its PodTransitionRules and leaves traffic for ${step.operationType === "scale-in" ? "its deletion" : "an update"} (PodOpsLifecycle)`);
+      return;
+    }
+    case "start-post-check": {
+      await startPostCheck(writer.pods, step.pod, writer.nowMs(), id);
+      writer.expectNewer(step.pod);
       return;
     }
     case "permit-operation": {

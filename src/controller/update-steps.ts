@@ -6,7 +6,8 @@
 import { isPodReady, updateOrder } from "../decoration/rollout.ts";
 import type { Pod } from "../kube/objects.ts";
 import type { JsonPatchOperation } from "../kube/patch.ts";
-import { containersReady, hasServiceReadyGate, lifecycleLabel, lifecycleStep, missingExpectedFinalizers, OPERATION_ID, readyToOperate, serviceReady, SERVICE_AVAILABLE_LABEL, type LifecycleStep, type OperationType } from "./lifecycle/pod-ops-lifecycle.ts";
+import { containersReady, hasServiceReadyGate, lifecycleLabel, lifecycleStep, missingExpectedFinalizers, OPERATION_ID, postCheck, postCheckSinceMs, readyToOperate, serviceReady, SERVICE_AVAILABLE_LABEL, type LifecycleStep, type OperationType } from "./lifecycle/pod-ops-lifecycle.ts";
+import type { TransitionGate } from "./lifecycle/transition-gate.ts";
 import { runsSpecImages } from "./pod-availability.ts";
 
 /** The steps of an update that touch one live pod; `R` is the caller's way of replacing one. */
@@ -15,9 +16,14 @@ export type UpdateStep<R> =
   | { kind: "in-place"; pod: Pod; operations: JsonPatchOperation[]; operate?: boolean }
   /**
    * PodOpsLifecycle (lifecycle/pod-ops-lifecycle.ts): begins an operation on the pod, an update
-   * unless said; the labels of an operation it went through before are replaced.
+   * unless said; the labels of an operation it went through before are replaced. `checking`:
+   * PodTransitionRules check it first (PreCheck), and it stays in traffic until they pass it.
    */
-  | { kind: "start-operation"; pod: Pod; operationType?: OperationType }
+  | { kind: "start-operation"; pod: Pod; operationType?: OperationType; checking?: boolean }
+  /** Its PodTransitionRules passed the pod's pre-check: it leaves traffic. */
+  | { kind: "pass-pre-check"; pod: Pod; operationType?: OperationType }
+  /** Carried out: the operation's PostCheck stage begins, for the PodTransitionRules that gate it. */
+  | { kind: "start-post-check"; pod: Pod }
   /** Drained: the pod may be operated on once operationDelaySeconds have passed (the operate label). */
   | { kind: "permit-operation"; pod: Pod }
   /** Turns the readiness gate's condition False: the pod leaves the Service's endpoints. */
@@ -33,12 +39,25 @@ export type UpdateStep<R> =
 /** PodOpsLifecycle before updates; absent: pods are updated without it. */
 export interface LifecycleSettings {
   nowMs: number;
-  /** With no protection finalizer on a pod, how long it stays out of traffic before it is operated on. */
+  /**
+   * With no protection finalizer on a pod, how long it stays out of traffic before it is operated
+   * on, unless the workload sets an operation delay (then that is the one delay).
+   */
   drainDelayMs: number;
   /** A step waiting this long is reported as stuck (status and an Event). */
   stuckAfterMs: number;
-  /** operationDelaySeconds: how long a drained pod waits, once allowed to be operated on, before it is (default 0). */
-  operationDelayMs?: number;
+  /**
+   * The workload's operationDelaySeconds, when it sets one: how long a drained pod waits, once
+   * allowed to be operated on (the operate label), before it is — in place of the drain delay.
+   */
+  operationDelayMs?: number | undefined;
+  /** The PodTransitionRules that gate the PreCheck and PostCheck stages (absent: none does). */
+  transitions?: TransitionGate | undefined;
+  /**
+   * A delay asked for one pod's operation (an OperationJob's operationDelaySeconds for the pod it
+   * replaces), in place of the workload's: still one delay.
+   */
+  operationDelayFor?: ((pod: Pod) => number | undefined) | undefined;
 }
 
 /** A pod that should change, and how once it may. */
@@ -116,17 +135,29 @@ class StepCollector<R> implements UpdateSteps<R> {
    * operationDelaySeconds later operated on. True once it may be, now.
    */
   towardOperation(pod: Pod, step: LifecycleStep, lifecycle: LifecycleSettings, id: string, type: OperationType): boolean {
+    const ofType = type === "update" ? {} : { operationType: type };
     if (step.kind === "none" || step.kind === "operating" || step.kind === "undone" || operationTypeOf(pod, id) !== type) {
-      this.steps.push({ kind: "start-operation", pod, ...(type === "update" ? {} : { operationType: type }) });
+      const checking = (lifecycle.transitions?.rulesFor(pod, "PreCheck").length ?? 0) > 0;
+      this.steps.push({ kind: "start-operation", pod, ...ofType, ...(checking ? { checking } : {}) });
+      return false;
+    }
+    if (step.kind === "pre-checking") {
+      // Still in traffic: its PodTransitionRules decide when it may leave (kuperator's PreCheck stage).
+      const verdict = lifecycle.transitions?.verdict(pod, "PreCheck") ?? { passed: true };
+      if (verdict.passed) this.steps.push({ kind: "pass-pre-check", pod, ...ofType });
+      else this.waitFor(pod, lifecycle, step.sinceMs, verdict.reason);
       return false;
     }
     if (serviceReady(pod) !== "False") {
       this.steps.push({ kind: "leave-traffic", pod });
       return false;
     }
-    const delayMs = lifecycle.operationDelayMs ?? 0;
+    // One delay: the pod's own (an OperationJob's) or the workload's operation delay when one is
+    // set (counted from the operate label, as kube-xset's AllowOps counts it), else the drain delay.
+    const operationDelayMs = lifecycle.operationDelayFor?.(pod) ?? lifecycle.operationDelayMs;
+    const delayMs = operationDelayMs ?? 0;
     if (step.kind === "preparing") {
-      const readiness = readyToOperate(pod, step.sinceMs, lifecycle.nowMs, lifecycle.drainDelayMs);
+      const readiness = readyToOperate(pod, step.sinceMs, lifecycle.nowMs, operationDelayMs === undefined ? lifecycle.drainDelayMs : 0);
       if (!readiness.ready) {
         this.waitFor(pod, lifecycle, step.sinceMs, readiness.reason, readiness.retryInMs);
         return false;
@@ -177,6 +208,23 @@ export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
     if (lifecycle !== undefined) collected.waitFor(pod, lifecycle, sinceMs, reason);
   };
 
+  /**
+   * kuperator's PostCheck stage, for an operation carried out: true once no PodTransitionRule
+   * gates it or they all passed the pod; else the post-check label is written, or the pod waits.
+   */
+  const postChecked = (pod: Pod): boolean => {
+    const lifecycle = lifecycleOf(pod);
+    const gate = lifecycle?.transitions;
+    if (lifecycle === undefined || gate === undefined || postCheck(pod, id) === "checked" || gate.rulesFor(pod, "PostCheck").length === 0) return true;
+    if (postCheck(pod, id) === "none") {
+      steps.push({ kind: "start-post-check", pod });
+      return false;
+    }
+    const verdict = gate.verdict(pod, "PostCheck");
+    if (!verdict.passed) collected.waitFor(pod, lifecycle, postCheckSinceMs(pod, id) ?? lifecycle.nowMs, verdict.reason);
+    return verdict.passed;
+  };
+
   let unavailable = input.unavailable;
   // Pods in an operation that should still be changed; any other is taken back into traffic.
   const operationWanted = new Set<Pod>();
@@ -205,11 +253,13 @@ export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
     switch (step.kind) {
       case "none": {
         if (!hasServiceReadyGate(pod)) break;
+        const labelled = pod.metadata?.labels?.[SERVICE_AVAILABLE_LABEL] !== undefined;
         if (serviceReady(pod) !== "True") {
-          if (containersReady(pod)) steps.push({ kind: "mark-service-ready", pod });
+          // Not in traffic yet: a service-available label is not this controller's (written by hand), and goes.
+          if (labelled) steps.push({ kind: "set-service-available", pod, available: false });
+          else if (containersReady(pod)) steps.push({ kind: "mark-service-ready", pod });
           break;
         }
-        const labelled = pod.metadata?.labels?.[SERVICE_AVAILABLE_LABEL] !== undefined;
         const available = isPodReady(pod) && missingExpectedFinalizers(pod).length === 0;
         if (labelled !== available) steps.push({ kind: "set-service-available", pod, available });
         break;
@@ -217,6 +267,7 @@ export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
       case "undone":
         steps.push({ kind: "end-operation", pod, reason: "its operation was undone" });
         break;
+      case "pre-checking":
       case "preparing":
         if (!operationWanted.has(pod)) steps.push({ kind: "end-operation", pod, reason: "it no longer needs an update" });
         break;
@@ -228,6 +279,7 @@ export function planUpdateSteps<R>(input: UpdateStepsInput<R>): UpdateSteps<R> {
         const missing = missingExpectedFinalizers(pod);
         if (!operationCarriedOut(pod)) waitFor(pod, step.sinceMs, "waiting for its containers to run the new images and be ready");
         else if (missing.length > 0) waitFor(pod, step.sinceMs, `waiting for the finalizers its available-conditions annotation expects: ${missing.join(", ")}`);
+        else if (step.kind === "operating" && !postChecked(pod)) break;
         else steps.push({ kind: "end-operation", pod, reason: step.kind === "operating" ? "its update completed" : "it no longer needs an update" });
         break;
       }

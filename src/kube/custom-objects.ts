@@ -1,5 +1,5 @@
-// apps.kusionstack.io/v1alpha1 access: PodDecorations and CollaSets, with their status
-// subresource, and ResourceContexts (no status). The shapes belong to src/api; here they are any
+// apps.kusionstack.io/v1alpha1 access: PodDecorations, CollaSets, PodTransitionRules and
+// OperationJobs, with their status subresource, and ResourceContexts (no status). The shapes belong to src/api; here they are any
 // object with metadata.
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import type { KubeObject } from "./objects.ts";
@@ -15,6 +15,8 @@ export interface KusionClient<PodDecoration extends KubeObject = KubeObject, Col
   resourceContexts: ResourceClient<KubeObject>;
   /** pod-decorator.io's ClusterPodDecorations (cluster-scoped: the namespace argument is ignored). */
   clusterPodDecorations: CustomResourceClient<KubeObject>;
+  podTransitionRules: CustomResourceClient<KubeObject>;
+  operationJobs: CustomResourceClient<KubeObject>;
 }
 
 /** A typed client for any namespaced custom resource. */
@@ -66,5 +68,7 @@ export function kusionClient<PodDecoration extends KubeObject = KubeObject, Coll
     collaSets: customResourceClient<CollaSet>(api, resources.collaSets),
     resourceContexts: customResourceClient<KubeObject>(api, resources.resourceContexts),
     clusterPodDecorations: clusterCustomResourceClient<KubeObject>(api, resources.clusterPodDecorations),
+    podTransitionRules: customResourceClient<KubeObject>(api, resources.podTransitionRules),
+    operationJobs: customResourceClient<KubeObject>(api, resources.operationJobs),
   };
 }

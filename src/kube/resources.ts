@@ -1,6 +1,6 @@
 // The resource types the controllers list and watch, described once so that paths,
 // list items' kind/apiVersion and informer names all come from the same place.
-import { CLUSTER_POD_DECORATION_KIND, COLLASET_KIND, GROUP, OWN_GROUP, POD_DECORATION_KIND, RESOURCE_CONTEXT_KIND, VERSION } from "../api/group.ts";
+import { CLUSTER_POD_DECORATION_KIND, COLLASET_KIND, GROUP, OPERATIONJOB_KIND, OWN_GROUP, POD_DECORATION_KIND, PODTRANSITIONRULE_KIND, RESOURCE_CONTEXT_KIND, VERSION } from "../api/group.ts";
 
 export interface ResourceType {
   /** "" for the core group. */
@@ -26,6 +26,8 @@ export const resources = {
   collaSets: { group: GROUP, version: VERSION, plural: "collasets", kind: COLLASET_KIND, namespaced: true },
   resourceContexts: { group: GROUP, version: VERSION, plural: "resourcecontexts", kind: RESOURCE_CONTEXT_KIND, namespaced: true },
   clusterPodDecorations: { group: OWN_GROUP, version: VERSION, plural: "clusterpoddecorations", kind: CLUSTER_POD_DECORATION_KIND, namespaced: false },
+  podTransitionRules: { group: GROUP, version: VERSION, plural: "podtransitionrules", kind: PODTRANSITIONRULE_KIND, namespaced: true },
+  operationJobs: { group: GROUP, version: VERSION, plural: "operationjobs", kind: OPERATIONJOB_KIND, namespaced: true },
 } as const satisfies Record<string, ResourceType>;
 
 export function apiVersionOf(resource: ResourceType): string {

@@ -3,7 +3,7 @@
 import type { KubernetesVersion } from "../api/kubernetes-versions.ts";
 import { type PrivilegeChecks, withPrivilegeChecks } from "./decoration-privilege.ts";
 import { podMutation, type PodMutationOptions } from "./pod-mutation.ts";
-import { defaultClusterPodDecorations, defaultCollaSets, defaultPodDecorations, validateClusterPodDecorations, validateCollaSets, validatePodDecorations } from "./resource-admission.ts";
+import { defaultClusterPodDecorations, defaultCollaSets, defaultOperationJobs, defaultPodDecorations, defaultPodTransitionRules, validateClusterPodDecorations, validateCollaSets, validateOperationJobs, validatePodDecorations, validatePodTransitionRules } from "./resource-admission.ts";
 import { type ClusterPrivilegeChecks, withClusterPrivilegeChecks } from "./cluster-decoration-privilege.ts";
 import type { AdmissionHandler, WebhookName } from "./server.ts";
 import { withVersionGates } from "./version-gates.ts";
@@ -25,5 +25,9 @@ export function admissionHandlers(pods: PodMutationOptions, privilege?: Privileg
     "validate-collasets": validateCollaSets,
     "mutate-clusterpoddecorations": defaultClusterPodDecorations,
     "validate-clusterpoddecorations": clusterPrivilege === undefined ? clusterStructural : withClusterPrivilegeChecks(clusterStructural, clusterPrivilege),
+    "mutate-podtransitionrules": defaultPodTransitionRules,
+    "validate-podtransitionrules": validatePodTransitionRules,
+    "mutate-operationjobs": defaultOperationJobs,
+    "validate-operationjobs": validateOperationJobs,
   };
 }

@@ -4,8 +4,10 @@
 import { formatFieldErrors, type FieldError } from "../api/field-errors.ts";
 import { defaultCollaSet, validateCollaSet, type CollaSet } from "../api/collaset.ts";
 import { collaSetWarnings } from "../api/collaset-warnings.ts";
-import { CLUSTER_POD_DECORATION_KIND, COLLASET_KIND, GROUP, OWN_GROUP, POD_DECORATION_KIND } from "../api/group.ts";
+import { CLUSTER_POD_DECORATION_KIND, COLLASET_KIND, GROUP, OPERATIONJOB_KIND, OWN_GROUP, POD_DECORATION_KIND, PODTRANSITIONRULE_KIND } from "../api/group.ts";
 import { defaultClusterPodDecoration, validateClusterPodDecoration, type ClusterPodDecoration } from "../api/cluster-poddecoration.ts";
+import { defaultOperationJob, operationJobWarnings, validateOperationJob, type OperationJob } from "../api/operationjob.ts";
+import { defaultPodTransitionRule, podTransitionRuleWarnings, validatePodTransitionRule, type PodTransitionRule } from "../api/podtransitionrule.ts";
 import { defaultPodDecoration, validatePodDecoration, type PodDecoration } from "../api/poddecoration.ts";
 import { podDecorationDefaultingWarnings, podDecorationWarnings } from "../api/poddecoration-warnings.ts";
 import { allow, allowWithPatch, deny, type AdmissionRequest } from "./admission-review.ts";
@@ -47,6 +49,12 @@ export const defaultCollaSets = defaulting(collaSetKind);
 export const validateCollaSets = validation(collaSetKind);
 export const defaultClusterPodDecorations = defaulting(clusterPodDecorationKind);
 export const validateClusterPodDecorations = validation(clusterPodDecorationKind);
+const podTransitionRuleKind: Kind<PodTransitionRule> = { kind: PODTRANSITIONRULE_KIND, defaults: defaultPodTransitionRule, validate: validatePodTransitionRule, defaultingWarnings: () => [], warnings: podTransitionRuleWarnings };
+export const defaultPodTransitionRules = defaulting(podTransitionRuleKind);
+export const validatePodTransitionRules = validation(podTransitionRuleKind);
+const operationJobKind: Kind<OperationJob> = { kind: OPERATIONJOB_KIND, defaults: defaultOperationJob, validate: validateOperationJob, defaultingWarnings: () => [], warnings: operationJobWarnings };
+export const defaultOperationJobs = defaulting(operationJobKind);
+export const validateOperationJobs = validation(operationJobKind);
 
 function handles(request: AdmissionRequest, kind: string, group: string): boolean {
   return (

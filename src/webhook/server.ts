@@ -39,6 +39,10 @@ export const webhookPaths = {
   "validate-collasets": "/validate-collasets",
   "mutate-clusterpoddecorations": "/mutate-clusterpoddecorations",
   "validate-clusterpoddecorations": "/validate-clusterpoddecorations",
+  "mutate-podtransitionrules": "/mutate-podtransitionrules",
+  "validate-podtransitionrules": "/validate-podtransitionrules",
+  "mutate-operationjobs": "/mutate-operationjobs",
+  "validate-operationjobs": "/validate-operationjobs",
 } as const;
 
 export type WebhookName = keyof typeof webhookPaths;

@@ -42,14 +42,27 @@ function common(options: WebhookConfigurationOptions) {
   } satisfies Partial<V1MutatingWebhook & V1ValidatingWebhook>;
 }
 
-function kusionRule(resource: "poddecorations" | "collasets") {
+function kusionRule(resource: string) {
   return { apiGroups: [GROUP], apiVersions: [VERSION], operations: ["CREATE", "UPDATE"], resources: [resource], scope: "Namespaced" };
 }
 
-const clusterDecorationRule = { apiGroups: [OWN_GROUP], apiVersions: [VERSION], operations: ["CREATE", "UPDATE"], resources: ["clusterpoddecorations"], scope: "Cluster" };
+type ResourceName = "poddecorations" | "clusterpoddecorations" | "collasets" | "podtransitionrules" | "operationjobs";
+
+/** The defaulting and validation webhooks of our kinds, in the order the chart declares them. */
+const RESOURCE_WEBHOOKS: readonly { name: string; resource: ResourceName; rule: ReturnType<typeof kusionRule> }[] = [
+  { name: "poddecorations.pod-decorator.kusionstack.io", resource: "poddecorations", rule: kusionRule("poddecorations") },
+  {
+    name: "clusterpoddecorations.pod-decorator.io",
+    resource: "clusterpoddecorations",
+    rule: { apiGroups: [OWN_GROUP], apiVersions: [VERSION], operations: ["CREATE", "UPDATE"], resources: ["clusterpoddecorations"], scope: "Cluster" },
+  },
+  { name: "collasets.pod-decorator.kusionstack.io", resource: "collasets", rule: kusionRule("collasets") },
+  { name: "podtransitionrules.pod-decorator.kusionstack.io", resource: "podtransitionrules", rule: kusionRule("podtransitionrules") },
+  { name: "operationjobs.pod-decorator.kusionstack.io", resource: "operationjobs", rule: kusionRule("operationjobs") },
+];
 
 /**
- * Writes to a PodDecoration or CollaSet being deleted never reach the webhooks: removing a
+ * Writes to one of our kinds being deleted never reach the webhooks: removing a
  * finalizer must work while no replica answers, or deleting one would hang (DESIGN §10).
  */
 const notBeingDeleted = { name: "not-being-deleted", expression: "!has(object.metadata.deletionTimestamp)" };
@@ -65,40 +78,13 @@ export function mutatingWebhookConfiguration(options: WebhookConfigurationOption
       reinvocationPolicy: "Never",
       ...common(options),
     },
-    {
-      name: "poddecorations.pod-decorator.kusionstack.io",
-      clientConfig: clientConfig(options, "mutate-poddecorations"),
-      rules: [kusionRule("poddecorations")],
-      matchConditions: [notBeingDeleted],
-      reinvocationPolicy: "Never",
-      ...common(options),
-    },
-    {
-      name: "collasets.pod-decorator.kusionstack.io",
-      clientConfig: clientConfig(options, "mutate-collasets"),
-      rules: [kusionRule("collasets")],
-      matchConditions: [notBeingDeleted],
-      reinvocationPolicy: "Never",
-      ...common(options),
-    },
-    {
-      name: "clusterpoddecorations.pod-decorator.io",
-      clientConfig: clientConfig(options, "mutate-clusterpoddecorations"),
-      rules: [clusterDecorationRule],
-      matchConditions: [notBeingDeleted],
-      reinvocationPolicy: "Never",
-      ...common(options),
-    },
+    ...RESOURCE_WEBHOOKS.map(({ name, resource, rule }): V1MutatingWebhook => ({ name, clientConfig: clientConfig(options, `mutate-${resource}`), rules: [rule], matchConditions: [notBeingDeleted], reinvocationPolicy: "Never", ...common(options) })),
   ];
   return { apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration", metadata: { name: webhookConfigurationName }, webhooks };
 }
 
 export function validatingWebhookConfiguration(options: WebhookConfigurationOptions): ValidatingWebhookConfiguration {
-  const webhooks: V1ValidatingWebhook[] = [
-    { name: "poddecorations.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-poddecorations"), rules: [kusionRule("poddecorations")], matchConditions: [notBeingDeleted], ...common(options) },
-    { name: "collasets.pod-decorator.kusionstack.io", clientConfig: clientConfig(options, "validate-collasets"), rules: [kusionRule("collasets")], matchConditions: [notBeingDeleted], ...common(options) },
-    { name: "clusterpoddecorations.pod-decorator.io", clientConfig: clientConfig(options, "validate-clusterpoddecorations"), rules: [clusterDecorationRule], matchConditions: [notBeingDeleted], ...common(options) },
-  ];
+  const webhooks = RESOURCE_WEBHOOKS.map(({ name, resource, rule }): V1ValidatingWebhook => ({ name, clientConfig: clientConfig(options, `validate-${resource}`), rules: [rule], matchConditions: [notBeingDeleted], ...common(options) }));
   return { apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: { name: webhookConfigurationName }, webhooks };
 }
 

@@ -45,7 +45,7 @@ describe("generated CRDs", () => {
       const committed = readFileSync(new URL(`../../config/crd/${file.fileName}`, import.meta.url), "utf8");
       expect(committed, file.fileName).toBe(file.text);
     }
-    expect(crdFiles().map((file) => file.fileName)).toEqual(["apps.kusionstack.io_collasets.yaml", "apps.kusionstack.io_poddecorations.yaml", "apps.kusionstack.io_resourcecontexts.yaml", "pod-decorator.io_clusterpoddecorations.yaml"]);
+    expect(crdFiles().map((file) => file.fileName)).toEqual(["apps.kusionstack.io_collasets.yaml", "apps.kusionstack.io_operationjobs.yaml", "apps.kusionstack.io_poddecorations.yaml", "apps.kusionstack.io_podtransitionrules.yaml", "apps.kusionstack.io_resourcecontexts.yaml", "pod-decorator.io_clusterpoddecorations.yaml"]);
   });
 
   it("are copied unchanged into the Helm chart's crds/ (run `make crds`)", () => {
@@ -88,6 +88,15 @@ describe("generated CRDs", () => {
     expect(crd.spec.names).toEqual({ kind: "ResourceContext", listKind: "ResourceContextList", plural: "resourcecontexts", singular: "resourcecontext", shortNames: ["rc"] });
     expect(crd.spec.versions[0]?.subresources).toBeUndefined();
     expect(schemaAt(crd, "spec.contexts")).toMatchObject({ type: "array", items: { type: "object", required: ["id"], properties: { id: { type: "integer" }, data: { type: "object", additionalProperties: { type: "string" } } } } });
+  });
+
+  it("names PodTransitionRule as kuperator does, with its status subresource, and keeps its detail's passed field required", () => {
+    const crd = definition("podtransitionrules");
+    expect(crd.spec.names).toEqual({ kind: "PodTransitionRule", listKind: "PodTransitionRuleList", plural: "podtransitionrules", singular: "podtransitionrule", shortNames: ["ptr"] });
+    expect(crd.spec.versions[0]?.subresources).toEqual({ status: {} });
+    expect(schemaAt(crd, "spec.rules").items).toMatchObject({ properties: { availablePolicy: { properties: { maxUnavailableValue: { "x-kubernetes-int-or-string": true } } }, webhook: { required: ["clientConfig"] } } });
+    expect(schemaAt(crd, "status.details").items).toMatchObject({ required: ["passed"] });
+    expect(crd.spec.versions[0]?.additionalPrinterColumns.map((column) => column.name)).toEqual(["RULES", "UPDATED", "AGE"]);
   });
 
   it("carries PodDecoration's enums, defaults and minimums, and the KusionStack spec.weight", () => {

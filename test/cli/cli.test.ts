@@ -106,7 +106,9 @@ describe("pod-decorator crds", () => {
     expect(printed.code).toBe(0);
     expect(parseAllDocuments(printed.stdout).map((document) => (document.toJS() as { metadata: { name: string } }).metadata.name)).toEqual([
       "collasets.apps.kusionstack.io",
+      "operationjobs.apps.kusionstack.io",
       "poddecorations.apps.kusionstack.io",
+      "podtransitionrules.apps.kusionstack.io",
       "resourcecontexts.apps.kusionstack.io",
       "clusterpoddecorations.pod-decorator.io",
     ]);
@@ -115,7 +117,7 @@ describe("pod-decorator crds", () => {
     try {
       const written = await cli(["crds", "--output-dir", dir]);
       expect(written.code).toBe(0);
-      for (const file of ["apps.kusionstack.io_collasets.yaml", "apps.kusionstack.io_poddecorations.yaml", "apps.kusionstack.io_resourcecontexts.yaml", "pod-decorator.io_clusterpoddecorations.yaml"]) {
+      for (const file of ["apps.kusionstack.io_collasets.yaml", "apps.kusionstack.io_operationjobs.yaml", "apps.kusionstack.io_poddecorations.yaml", "apps.kusionstack.io_podtransitionrules.yaml", "apps.kusionstack.io_resourcecontexts.yaml", "pod-decorator.io_clusterpoddecorations.yaml"]) {
         expect(await readFile(join(dir, file), "utf8")).toBe(await readFile(join(ROOT, "config/crd", file), "utf8"));
       }
     } finally {

@@ -14,6 +14,8 @@ import { podLabelIndexFunc, podRecordedDecorationIndexFunc } from "../../src/con
 import { collaSetOwnerOf } from "../../src/api/owners.ts";
 import { containersReady, hasServiceReadyGate, inLifecycle, lifecycleStep, protectionFinalizers, readyToOperate, serviceReady } from "../../src/controller/lifecycle/pod-ops-lifecycle.ts";
 import { samplePod } from "../../src/controller/poddecoration/template-validation.ts";
+import { webhookParameter } from "../../src/controller/transition-rules/webhook-parameters.ts";
+import { transitionStage } from "../../src/controller/lifecycle/pod-ops-lifecycle.ts";
 import { recordedRevisions } from "../../src/decoration/recording.ts";
 import { isMatchedPod, isPodReady } from "../../src/decoration/rollout.ts";
 import { controllerOf, type Pod } from "../../src/kube/objects.ts";
@@ -81,6 +83,8 @@ describe("podCacheProjection", () => {
       labelIndex: podLabelIndexFunc,
       recordedIndex: podRecordedDecorationIndexFunc,
       samplePod: (pod) => samplePod(decoration, pod),
+      transitionRuleParameters: (pod) => ["metadata.labels", "spec.nodeName", "spec.serviceAccountName", "status.podIP", "status.hostIP"].map((fieldPath) => webhookParameter({ key: fieldPath, valueFrom: { fieldRef: { fieldPath } } }, pod)),
+      transitionStage,
       inPlaceUpdate: (pod) => {
         const from = { spec: { containers: pod.spec!.containers.map(({ name, image }) => ({ name, image })) } } as EnginePod;
         const to = { spec: { containers: pod.spec!.containers.map(({ name, image }, index) => ({ name, image: index === 1 ? "app:next" : image })) } } as EnginePod;

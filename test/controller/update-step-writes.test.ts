@@ -44,8 +44,21 @@ describe("update step writes", () => {
     const start = pod("7", [gate("True")]);
     const { writer: stepWriter, writes, expected } = writer(start);
     await writeUpdateStep(stepWriter, { kind: "start-operation", pod: start });
-    expect(writes).toEqual(["pods/status (guarded): labels add,add,add,add,add,add, gate False"]);
+    expect(writes).toEqual(["pods/status (guarded): labels add,add,add,add,add, gate False"]);
     expect(expected).toEqual(["7"]);
+  });
+
+  it("with PodTransitionRules to pass first, begin the operation with the pre-check label alone, the pod in traffic; leave traffic in one write once they pass", async () => {
+    const start = pod("7", [gate("True")], { "podopslifecycle.kusionstack.io/service-available": "1" });
+    const begun = writer(start);
+    await writeUpdateStep(begun.writer, { kind: "start-operation", pod: start, checking: true });
+    expect(begun.writes).toEqual(["pods/status (guarded): labels add,add,add"]);
+    const checking = pod("8", [gate("True")], { [lifecycleLabel("operating")]: "1", [lifecycleLabel("operationType")]: "update", [lifecycleLabel("preCheck")]: "1", "podopslifecycle.kusionstack.io/service-available": "1" });
+    const passed = writer(checking);
+    await writeUpdateStep(passed.writer, { kind: "pass-pre-check", pod: checking });
+    // pre-check and service-available go; pre-checked, the permission and preparing come; the gate goes False.
+    expect(passed.writes).toEqual(["pods/status (guarded): labels remove,remove,add,add,add, gate False"]);
+    expect(passed.expected).toEqual(["8"]);
   });
 
   it("end an operation with its labels removed and the gate True in one write; a gate already True is not written again", async () => {

@@ -1,7 +1,7 @@
 import jsonpatch from "fast-json-patch";
 import { describe, expect, it } from "vitest";
 import type { AdmissionRequest } from "../../src/webhook/admission-review.ts";
-import { defaultCollaSets, defaultPodDecorations, validateCollaSets, validatePodDecorations } from "../../src/webhook/resource-admission.ts";
+import { defaultCollaSets, defaultPodDecorations, defaultPodTransitionRules, validateCollaSets, validatePodDecorations, validatePodTransitionRules } from "../../src/webhook/resource-admission.ts";
 
 const kusion = (kind: string) => ({ group: "apps.kusionstack.io", version: "v1alpha1", kind });
 
@@ -104,5 +104,32 @@ describe("CollaSet admission", () => {
     const patch = JSON.parse(Buffer.from(defaultCollaSets(request).response.patch!, "base64").toString()) as jsonpatch.Operation[];
     const defaulted = jsonpatch.applyPatch(structuredClone(request.object), patch, true, false).newDocument as unknown as { spec: { updateStrategy: { podUpgradePolicy: string } } };
     expect(defaulted.spec.updateStrategy.podUpgradePolicy).toBe("InPlaceIfPossible");
+  });
+});
+
+describe("PodTransitionRule admission", () => {
+  const request = (spec: Record<string, unknown>): AdmissionRequest => ({
+    uid: "u3",
+    kind: kusion("PodTransitionRule"),
+    operation: "CREATE",
+    namespace: "team-a",
+    name: "budget",
+    object: { apiVersion: "apps.kusionstack.io/v1alpha1", kind: "PodTransitionRule", metadata: { name: "budget", namespace: "team-a" }, spec },
+  });
+  const webhookRule = { name: "hook", webhook: { clientConfig: { url: "https://checker/check", poll: { url: "https://checker/poll" } }, failurePolicy: "Ignore" } };
+
+  it("writes kuperator's poll defaults, and warns about what is accepted and not acted on", () => {
+    const written = request({ selector: { matchLabels: { app: "web" } }, rules: [webhookRule] });
+    const { response } = defaultPodTransitionRules(written);
+    const patch = JSON.parse(Buffer.from(response.patch!, "base64").toString()) as jsonpatch.Operation[];
+    expect(jsonpatch.applyPatch(structuredClone(written.object), patch, true, false).newDocument).toMatchObject({ spec: { rules: [{ webhook: { clientConfig: { poll: { intervalSeconds: 5, timeoutSeconds: 60 } } } }] } });
+    const validated = validatePodTransitionRules(request({ selector: { matchLabels: { app: "web" } }, rules: [webhookRule] }));
+    expect(validated.response.allowed).toBe(true);
+    expect(validated.response.warnings).toEqual([expect.stringMatching(/^spec\.rules\[0\]\.webhook\.failurePolicy: accepted so kuperator manifests apply, but not acted on/)]);
+  });
+
+  it("refuses a rule without a selector, or a budget without values, naming the fields", () => {
+    const decision = validatePodTransitionRules(request({ rules: [{ name: "budget", availablePolicy: {} }] }));
+    expect(decision.response.status?.message).toBe("PodTransitionRule/budget: spec.selector: Required value; PodTransitionRule/budget: spec.rules[0].availablePolicy: Invalid value: {}: minAvailableValue and maxUnavailableValue must have at least one configured");
   });
 });

@@ -29,6 +29,7 @@ import { claimTemplateName, isPlaceholderClaimName } from "../../revision/collas
 import { CONTROL_LABEL } from "../lifecycle/pod-ops-lifecycle.ts";
 import { isTerminating } from "../pod-availability.ts";
 import { INSTANCE_ID_LABEL, instanceIdOf, isAwaitingReplacement } from "./pod-state.ts";
+import { holdsInstanceId } from "./naming.ts";
 
 /** kube-api PvcTemplateLabelKey. */
 export const PVC_TEMPLATE_LABEL = "collaset.kusionstack.io/pvc-template-name";
@@ -183,7 +184,8 @@ export function claimsToDelete(collaSet: CollaSet, pods: readonly LivePod[], cla
 
   if (whenScaled === "Delete") {
     // The ids the CollaSet keeps: those a pod has, and the smallest free ones its missing pods will take.
-    const withPods = new Set(pods.map(instanceIdOf).filter((id) => id !== undefined));
+    // A pod on its way out lets its id go (naming.ts): its claims go with it, as kube-xset deletes them right after the pod.
+    const withPods = new Set(pods.filter((pod) => holdsInstanceId(collaSet, pod)).map(instanceIdOf).filter((id) => id !== undefined));
     const activeIds = new Set(active.map(instanceIdOf));
     const wanted = new Set(withPods);
     for (let id = 0, missing = (collaSet.spec.replicas ?? 0) - activeIds.size; missing > 0; id++) {

@@ -9,6 +9,7 @@ import type { KubeObject, Pod } from "../../kube/objects.ts";
 import type { ResourceClient } from "../../kube/resource-client.ts";
 import type { Lister } from "../runtime/cache.ts";
 import type { Expectations } from "../runtime/expectations.ts";
+import { holdsInstanceId } from "./naming.ts";
 import { contextNameOf, contextWrite, idsHeldByOthers, isSharedContext, recordedIds, type CachedResourceContext } from "./resource-context.ts";
 
 export interface ContextWritesOptions {
@@ -30,10 +31,10 @@ export class ContextWrites {
     return idsHeldByOthers(this.#options.contexts.get(collaSet.metadata.namespace, contextNameOf(collaSet)), collaSet.metadata.name ?? "");
   }
 
-  /** Records the ids of `pods` and of the pods about to be created. */
+  /** Records the ids `pods` hold (a pod on its way out lets its id go) and those of the pods about to be created. */
   async record(key: string, collaSet: CollaSet, pods: readonly Pod[], creates: readonly { instanceId: number; pod: Pod }[]): Promise<void> {
     const owner = collaSet.metadata.name ?? "";
-    await this.#write(key, collaSet.metadata.namespace ?? "", contextNameOf(collaSet), owner, isSharedContext(collaSet), recordedIds(owner, pods, creates));
+    await this.#write(key, collaSet.metadata.namespace ?? "", contextNameOf(collaSet), owner, isSharedContext(collaSet), recordedIds(owner, pods.filter((pod) => holdsInstanceId(collaSet, pod)), creates));
   }
 
   /** The deleted CollaSet's entries leave every context of its namespace (its own, or a shared one). */

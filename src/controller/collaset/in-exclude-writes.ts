@@ -17,6 +17,7 @@ import type { Expectations } from "../runtime/expectations.ts";
 import { ORPHANED_LABEL } from "./claims.ts";
 import { planInExclude, type InExcludePlan } from "./in-exclude.ts";
 import { INSTANCE_ID_LABEL, instanceIdOf } from "./pod-state.ts";
+import { holdsInstanceId } from "./naming.ts";
 import type { CollaSet } from "../../api/collaset.ts";
 import type { CachedCollaSet } from "./reconciler.ts";
 
@@ -65,7 +66,7 @@ export class InExcludeWrites {
       owned,
       pod: (name) => this.#options.pods.get(namespace, name),
       claim: (name) => this.#options.claims.get(namespace, name),
-      occupied: new Set([...reserved, ...owned.map(instanceIdOf).filter((id) => id !== undefined)]),
+      occupied: new Set([...reserved, ...owned.filter((pod) => holdsInstanceId(collaSet, pod)).map(instanceIdOf).filter((id) => id !== undefined)]),
     });
   }
 

@@ -7,6 +7,8 @@
 import type { CollaSet } from "../../api/collaset.ts";
 import { matchesDns1123Subdomain } from "../../api/names.ts";
 import type { Pod } from "../../kube/objects.ts";
+import { isTerminating } from "../pod-availability.ts";
+import { isAwaitingReplacement } from "./pod-state.ts";
 
 export const PERSISTENT_SEQUENCE = "PersistentSequence";
 
@@ -38,4 +40,16 @@ export function idsOfNamesTaken(collaSet: CollaSet, others: readonly Pod[]): Set
     if (/^(0|[1-9]\d{0,8})$/.test(suffix)) ids.add(Number(suffix));
   }
   return ids;
+}
+
+/**
+ * Whether the pod holds its instance id: a live pod does, and so does one deleted for recreation
+ * (its replacement takes the id back). Any other pod on its way out lets its id go at once, as
+ * kube-xset does (a terminating target is not among its active targets, and a scaled-in one's
+ * id is reclaimed), so an id that comes back finds the claims it retained, and a replaced pod's
+ * id leaves the ResourceContext when the replace is done. Under PersistentSequence the id is the
+ * pod's name, which the old pod holds until it is gone.
+ */
+export function holdsInstanceId(collaSet: CollaSet, pod: Pod): boolean {
+  return !isTerminating(pod) || isAwaitingReplacement(pod) || isPersistentSequence(collaSet);
 }

@@ -362,6 +362,8 @@ export class CollaSetReconciler {
         }
         return;
       case "start-operation":
+      case "pass-pre-check":
+      case "start-post-check":
       case "permit-operation":
       case "leave-traffic":
       case "mark-service-ready":
@@ -461,6 +463,10 @@ function describe(action: Action): string {
       return `updating pod ${pod} in place`;
     case "start-operation":
       return `starting the update's PodOpsLifecycle operation on pod ${pod}`;
+    case "pass-pre-check":
+      return `taking pod ${pod}, pre-checked by its PodTransitionRules, out of traffic`;
+    case "start-post-check":
+      return `beginning the PostCheck stage of pod ${pod}'s operation`;
     case "permit-operation":
       return `allowing the update of pod ${pod} once operationDelaySeconds pass`;
     case "set-service-available":

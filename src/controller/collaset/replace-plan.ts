@@ -3,7 +3,8 @@
 // with the origin's name (the origin is labelled with the surge pod's id); once the surge pod is
 // service-available the origin is deleted, and the pair's labels go. Removing to-replace before
 // then cancels: the surge pod is deleted unless it already serves. podUpgradePolicy Replace asks
-// for the same with the updated revision (replaced-by-replace-update). Pure: sync-plan.ts adds
+// for the same with the updated revision (replaced-by-replace-update), and so does a template
+// update that reaches a pod being replaced by label, whatever the policy. Pure: sync-plan.ts adds
 // the actions to the plan.
 import type { Pod as LivePod } from "../../kube/objects.ts";
 import { isAvailable } from "../pod-availability.ts";
@@ -44,7 +45,7 @@ export type ReplaceStep =
   | { kind: "remove-origin"; surge: LivePod }
   /** The surge pod goes: the replace was cancelled, or asked for another revision since. */
   | { kind: "remove-surge"; surge: LivePod; reason: string }
-  /** A replace by update follows the slot's newer template revision. */
+  /** The replace makes the slot's newer template revision: a replace by update follows it, one by label becomes one by update. */
   | { kind: "retarget"; template: string };
 
 /** `target`: the template revision the slot should have now. */
@@ -55,6 +56,10 @@ export function replaceStep(origin: LivePod, surge: LivePod | undefined, target:
     return { kind: "remove-surge", surge, reason: `the replace of pod ${origin.metadata?.name ?? ""} was cancelled (label ${TO_REPLACE_LABEL} removed)` };
   }
   if (byUpdate !== undefined && byUpdate !== target) return { kind: "retarget", template: target };
+  // An update that reaches a pod being replaced by label turns its replace into one by update
+  // (kube-xset updateReplaceOriginTarget): a surge pod of the old revision goes, one of the new comes.
+  const revision = templateRevisionOf(origin);
+  if (byUpdate === undefined && revision !== undefined && revision !== target) return { kind: "retarget", template: target };
   if (surge === undefined) return { kind: "create-surge", template: byUpdate ?? templateRevisionOf(origin) ?? target };
   if (byUpdate !== undefined && templateRevisionOf(surge) !== byUpdate) {
     return { kind: "remove-surge", surge, reason: `it was made of another revision than the update of pod ${origin.metadata?.name ?? ""} now asks for` };

@@ -40,8 +40,10 @@ export function idsHeldByOthers(context: CachedResourceContext | undefined, owne
 }
 
 /**
- * What to record for each id the CollaSet uses: every pod with an id (a terminating one keeps it
- * until it is gone) and each pod about to be created, with its template revision and replace pair.
+ * What to record for each id the CollaSet uses: every pod given with an id (the caller gives
+ * those that hold one: naming.ts holdsInstanceId; of a pod awaiting replacement and its
+ * replacement, the live one's data) and each pod about to be created, with its template
+ * revision and replace pair.
  */
 export function recordedIds(owner: string, pods: readonly Pod[], creates: readonly { instanceId: number; pod: Pod }[]): Map<number, Record<string, string>> {
   const ids = new Map<number, Record<string, string>>();

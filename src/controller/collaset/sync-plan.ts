@@ -18,7 +18,7 @@ import { inLifecycle, lifecycleLabel, lifecycleTime } from "../lifecycle/pod-ops
 import { isAvailable, isTerminating } from "../pod-availability.ts";
 import { podUpdate, type PodUpdate } from "../pod-update.ts";
 import { sameRevisions, slotPod, type PodRevisions, type RevisionSources } from "./slot-pod.ts";
-import { isPersistentSequence } from "./naming.ts";
+import { holdsInstanceId, isPersistentSequence } from "./naming.ts";
 
 export type Action = UpdateStep<
   /** `replacing`: the pod deleted for recreation it stands in for; `surgeFor`: the pod it replaces (to-replace). */
@@ -87,8 +87,9 @@ export function planSync(input: SyncInput): SyncPlan {
   const stuck: string[] = [];
   const held: SyncPlan["held"] = new Map();
   const retries: number[] = [];
-  const operationDelaySeconds = collaSet.spec.updateStrategy?.operationDelaySeconds ?? 0;
-  const lifecycle = input.lifecycle === undefined ? undefined : { ...input.lifecycle, operationDelayMs: operationDelaySeconds * 1000 };
+  // One delay before operating (DESIGN §6): the CollaSet's operationDelaySeconds when it sets one, else the drain delay.
+  const operationDelaySeconds = collaSet.spec.updateStrategy?.operationDelaySeconds;
+  const lifecycle = input.lifecycle === undefined ? undefined : { ...input.lifecycle, ...(operationDelaySeconds === undefined ? {} : { operationDelayMs: operationDelaySeconds * 1000 }) };
   const result = (): SyncPlan => {
     const retryInMs = retries.length === 0 ? undefined : Math.max(100, Math.min(...retries));
     return { actions, blocked, waiting, stuck, held, ...(retryInMs === undefined ? {} : { retryInMs }) };
@@ -99,7 +100,7 @@ export function planSync(input: SyncInput): SyncPlan {
   // PersistentSequence (naming.ts): a pod being deleted holds its slot, whose next pod takes its name once it is gone.
   const persistent = isPersistentSequence(collaSet);
   const leaving = new Map<number, LivePod>();
-  const occupied = new Set<number>([...input.pods.map(instanceIdOf).filter((id) => id !== undefined), ...(input.reservedIds ?? [])]);
+  const occupied = new Set<number>([...input.pods.filter((pod) => holdsInstanceId(collaSet, pod)).map(instanceIdOf).filter((id) => id !== undefined), ...(input.reservedIds ?? [])]);
   const unlabelled: LivePod[] = [];
   for (const pod of [...input.pods].sort(byPreference)) {
     const id = instanceIdOf(pod);
@@ -198,22 +199,26 @@ export function planSync(input: SyncInput): SyncPlan {
   }
 
   // Targets: the template by the CollaSet's own partition (or, byLabel, to the pods labelled for
-  // it), decorations by theirs.
-  const templateTargets = collaSet.spec.updateStrategy?.rollingUpdate?.byLabel === undefined
+  // it), decorations by theirs. A slot held back keeps its revision; one held back with none (a
+  // pod that joined by podToInclude) keeps having none, as kube-xset holds any pod the partition
+  // covers: it is recreated only once the rollout reaches it.
+  const templateTargets: ReadonlyMap<string, string | undefined> = collaSet.spec.updateStrategy?.rollingUpdate?.byLabel === undefined
     ? partitionTargets(
       slots.map(({ slot, pod }) => ({ name: slot.name, labels: slot.labels, ready: slot.ready, current: pod === undefined ? undefined : templateRevisionOf(pod) })),
       input.updatedRevision,
       collaSet.spec.updateStrategy?.rollingUpdate?.byPartition?.partition ?? 0,
     )
-    : new Map(slots.flatMap(({ slot, pod }) => {
-      const current = pod === undefined ? undefined : templateRevisionOf(pod);
-      return current === undefined || slot.labels[UPDATE_INCLUDED_LABEL] !== undefined ? [] : [[slot.name, current] as const];
-    }));
+    : new Map(slots.flatMap(({ slot, pod }) => (slot.labels[UPDATE_INCLUDED_LABEL] !== undefined ? [] : [[slot.name, pod === undefined ? undefined : templateRevisionOf(pod)] as const])));
   const decorationTargets = input.decorationTargets(slots.map(({ slot }) => slot));
-  const desired = (planned: PlannedSlot): PodRevisions => ({
-    template: templateTargets.get(planned.slot.name) ?? (planned.kind === "new" ? input.currentRevision : undefined) ?? input.updatedRevision,
-    decorations: decorationTargets.get(planned.slot.name) ?? new Map(),
-  });
+  const desired = (planned: PlannedSlot): PodRevisions => {
+    const held = templateTargets.has(planned.slot.name);
+    const target = templateTargets.get(planned.slot.name);
+    return {
+      // KEEPS_NONE: a live pod held back with no template revision stays as it is.
+      template: target ?? (held && planned.kind === "live" ? KEEPS_NONE : undefined) ?? (held || planned.kind === "new" ? input.currentRevision : undefined) ?? input.updatedRevision,
+      decorations: decorationTargets.get(planned.slot.name) ?? new Map(),
+    };
+  };
 
   for (const planned of slots.filter((item) => item.kind === "replacing" || item.kind === "new")) {
     const revisions = desired(planned);
@@ -240,7 +245,7 @@ export function planSync(input: SyncInput): SyncPlan {
       if (planned.kind !== "live") continue;
       const origin = planned.pod!;
       const revisions = desired(planned);
-      const step = replaceStep(origin, pairs.surgeOf.get(planned.instanceId), revisions.template);
+      const step = replaceStep(origin, pairs.surgeOf.get(planned.instanceId), revisions.template === KEEPS_NONE ? (input.currentRevision ?? input.updatedRevision) : revisions.template);
       const name = origin.metadata?.name ?? "";
       switch (step.kind) {
         case "none":
@@ -307,6 +312,8 @@ export function planSync(input: SyncInput): SyncPlan {
       continue;
     }
     if (asksForReplace(pod) || pairs.surgeOf.has(planned.instanceId)) continue;
+    // Held back with no template revision to keep: nothing to render it from until the rollout reaches it.
+    if (target.template === KEEPS_NONE) continue;
     if (policy === "Replace") {
       if (surgeBudget-- <= 0) continue;
       actions.push({ kind: "relabel", pod, set: { [TO_REPLACE_LABEL]: lifecycleTime(input.nowMs), [REPLACED_BY_UPDATE_LABEL]: target.template }, remove: [], reason: "podUpgradePolicy is Replace" });
@@ -358,6 +365,9 @@ function renderSlot(collaSet: CollaSet, instanceId: number, revisions: PodRevisi
   }
 }
 
+
+/** The template "revision" of a live pod held back that records none: it is left as it is. */
+const KEEPS_NONE = "";
 
 /** The `count` smallest ids not in `occupied`. */
 function freeIds(occupied: ReadonlySet<number>, count: number): number[] {

@@ -17,26 +17,46 @@ import { lifecycleLabel, lifecycleTime, OPERATION_ID, operationLabels, OPERATION
 export type LifecyclePods = Pick<ResourceClient<Pod>, "jsonPatch"> & Pick<StatusClient<Pod>, "jsonPatchStatus">;
 
 /**
- * The labels that start an operation (operating, its type and permission, pre-checked,
- * preparing; preparing-to-delete for a scale-in), in place of those of an operation before, and
- * the gate's condition False: the pod leaves traffic (and is no longer service-available) as the
- * operation begins.
+ * The labels that start an operation (operating and its type), in place of those of an
+ * operation before. With `checking` (PodTransitionRules select the pod for its PreCheck stage),
+ * the pre-check label alone follows and the pod stays in traffic until they pass it
+ * (passPreCheck). Otherwise it passes at once: pre-checked, the permission of its type,
+ * preparing (preparing-to-delete for a scale-in) and the gate's condition False — the pod leaves
+ * traffic (and is no longer service-available) as the operation begins, in one write.
  */
-export function startOperation(pods: LifecyclePods, pod: Pod, nowMs: number, id = OPERATION_ID, type: OperationType = OPERATION_TYPE): Promise<Pod> {
+export function startOperation(pods: LifecyclePods, pod: Pod, nowMs: number, id = OPERATION_ID, type: OperationType = OPERATION_TYPE, checking = false): Promise<Pod> {
   const time = lifecycleTime(nowMs);
   const { namespace = "", name = "" } = pod.metadata ?? {};
+  const begun = { [lifecycleLabel("operating", id)]: time, [lifecycleLabel("operationType", id)]: type };
+  if (checking) return pods.jsonPatchStatus(namespace, name, labelOperations(pod, { ...begun, [lifecycleLabel("preCheck", id)]: time }, operationLabels(id)));
   return pods.jsonPatchStatus(namespace, name, [
-    ...labelOperations(pod, {
-      [lifecycleLabel("operating", id)]: time,
-      [lifecycleLabel("operationType", id)]: type,
-      [lifecycleLabel("preCheck", id)]: time,
-      [lifecycleLabel("preChecked", id)]: time,
-      [lifecycleLabel("operationPermission", id, type)]: time,
-      [lifecycleLabel("preparing", id)]: time,
-      ...(type === "scale-in" ? { [PREPARING_DELETE_LABEL]: time } : {}),
-    }, [...operationLabels(id), SERVICE_AVAILABLE_LABEL]),
+    ...labelOperations(pod, { ...begun, ...passedPreCheckLabels(time, id, type) }, [...operationLabels(id), SERVICE_AVAILABLE_LABEL]),
     ...serviceReadyOperations(pod, "False", nowMs),
   ]);
+}
+
+/** Its PodTransitionRules passed the pod's pre-check: pre-check gives way to pre-checked, and it leaves traffic (see startOperation). */
+export function passPreCheck(pods: LifecyclePods, pod: Pod, nowMs: number, id = OPERATION_ID, type: OperationType = OPERATION_TYPE): Promise<Pod> {
+  const { namespace = "", name = "" } = pod.metadata ?? {};
+  return pods.jsonPatchStatus(namespace, name, [
+    ...labelOperations(pod, passedPreCheckLabels(lifecycleTime(nowMs), id, type), [lifecycleLabel("preCheck", id), SERVICE_AVAILABLE_LABEL]),
+    ...serviceReadyOperations(pod, "False", nowMs),
+  ]);
+}
+
+function passedPreCheckLabels(time: string, id: string, type: OperationType): Record<string, string> {
+  return {
+    [lifecycleLabel("preChecked", id)]: time,
+    [lifecycleLabel("operationPermission", id, type)]: time,
+    [lifecycleLabel("preparing", id)]: time,
+    ...(type === "scale-in" ? { [PREPARING_DELETE_LABEL]: time } : {}),
+  };
+}
+
+/** The operation was carried out: its PostCheck stage begins (the post-check label), for the PodTransitionRules that gate it. */
+export function startPostCheck(pods: LifecyclePods, pod: Pod, nowMs: number, id = OPERATION_ID): Promise<Pod> {
+  const { namespace = "", name = "" } = pod.metadata ?? {};
+  return pods.jsonPatchStatus(namespace, name, labelOperations(pod, { [lifecycleLabel("postCheck", id)]: lifecycleTime(nowMs) }, []));
 }
 
 /** The operate label alone: the drained pod may be operated on once operationDelaySeconds have passed. */

@@ -76,6 +76,11 @@ function timeOfLabel(value: string | undefined): number | undefined {
 export type LifecycleStep =
   /** No operation of ours. */
   | { kind: "none" }
+  /**
+   * Begun since `sinceMs` and waiting for the PodTransitionRules that select the pod to pass it
+   * (the pre-check label, no pre-checked yet): still in traffic.
+   */
+  | { kind: "pre-checking"; sinceMs: number }
   /** Taken out of traffic since `sinceMs`, not yet operated on. */
   | { kind: "preparing"; sinceMs: number }
   /**
@@ -98,12 +103,48 @@ export function lifecycleStep(pod: Pod, id = OPERATION_ID): LifecycleStep {
   if (operated !== undefined) return { kind: "operating", sinceMs: timeOfLabel(operated) ?? 0 };
   if (labels[lifecycleLabel("undoOperationType", id)] !== undefined) return { kind: "undone" };
   if (operate !== undefined) return { kind: "permitted", sinceMs: timeOfLabel(operate) ?? 0 };
+  const preCheck = labels[lifecycleLabel("preCheck", id)];
+  if (preCheck !== undefined && labels[lifecycleLabel("preChecked", id)] === undefined) return { kind: "pre-checking", sinceMs: timeOfLabel(preCheck) ?? timeOfLabel(operating) ?? 0 };
   return { kind: "preparing", sinceMs: timeOfLabel(labels[lifecycleLabel("preparing", id)] ?? operating) ?? 0 };
 }
 
 /** In an operation of ours: out of traffic, or about to be. */
 export function inLifecycle(pod: Pod): boolean {
   return lifecycleStep(pod, OPERATION_ID).kind !== "none" || lifecycleStep(pod, DECORATION_OPERATION_ID).kind !== "none";
+}
+
+/**
+ * Out of service for an operation of ours: past its pre-check (a pod whose operation waits for
+ * its PodTransitionRules still serves, as kuperator keeps it service-available until preparing).
+ */
+export function outOfService(pod: Pod): boolean {
+  return [OPERATION_ID, DECORATION_OPERATION_ID].some((id) => {
+    const kind = lifecycleStep(pod, id).kind;
+    return kind !== "none" && kind !== "pre-checking";
+  });
+}
+
+/**
+ * The PodTransitionRule stage the pod is in (kuperator registers them by label prefix): PreCheck
+ * while a pre-check label is on it, PostCheck while a post-check label is; undefined otherwise.
+ */
+export function transitionStage(pod: Pod): "PreCheck" | "PostCheck" | undefined {
+  const keys = Object.keys(pod.metadata?.labels ?? {});
+  if (keys.some((key) => key.startsWith(`${LIFECYCLE_PREFIXES.preCheck}/`))) return "PreCheck";
+  if (keys.some((key) => key.startsWith(`${LIFECYCLE_PREFIXES.postCheck}/`))) return "PostCheck";
+  return undefined;
+}
+
+/** When the PostCheck stage of the operation `id` began (its post-check label), if it did. */
+export function postCheckSinceMs(pod: Pod, id = OPERATION_ID): number | undefined {
+  return timeOfLabel(pod.metadata?.labels?.[lifecycleLabel("postCheck", id)]);
+}
+
+/** The operation `id` carries the post-check label (its PostCheck stage has begun), and whether it passed it. */
+export function postCheck(pod: Pod, id = OPERATION_ID): "none" | "checking" | "checked" {
+  const labels = pod.metadata?.labels ?? {};
+  if (labels[lifecycleLabel("postChecked", id)] !== undefined) return "checked";
+  return labels[lifecycleLabel("postCheck", id)] !== undefined ? "checking" : "none";
 }
 
 export function hasServiceReadyGate(pod: Pod): boolean {

@@ -113,6 +113,25 @@ describe("CollaSet reconciler: volumeClaimTemplates", () => {
     expect(claimOf(returned!)).toBe(claims["1"]);
   });
 
+  it("gives a scaled-in id and its retained claim back to a scale-out while the scaled-in pod is still terminating (kube-xset releases the id at once)", async () => {
+    const harness = new ReconcilerHarness();
+    harness.applyCollaSet(withClaims({ replicas: 2, whenScaled: "Retain" }));
+    await settle(harness);
+    const claims = claimsById(harness);
+    // The scaled-in pod stays, terminating, for as long as something holds it (its containers stopping, a finalizer).
+    const scaledIn = live(harness).find((pod) => pod.metadata?.labels?.[INSTANCE_ID_LABEL] === "1")!;
+    harness.pods.upsert({ ...scaledIn, metadata: { ...scaledIn.metadata, finalizers: ["example.com/slow-exit"], resourceVersion: "held" } });
+    harness.applyCollaSet(withClaims({ replicas: 1, whenScaled: "Retain" }));
+    await settle(harness);
+    expect(harness.pods.get("ns", scaledIn.metadata!.name!)?.metadata?.deletionTimestamp).toBeDefined();
+    harness.applyCollaSet(withClaims({ replicas: 2, whenScaled: "Retain" }));
+    await settle(harness);
+    expect(claimsById(harness)).toEqual(claims);
+    const returned = live(harness).find((pod) => pod.metadata?.name !== scaledIn.metadata?.name && pod.metadata?.labels?.[INSTANCE_ID_LABEL] !== "0")!;
+    expect(returned.metadata?.labels?.[INSTANCE_ID_LABEL]).toBe("1");
+    expect(claimOf(returned)).toBe(claims["1"]);
+  });
+
   it("under whenDeleted Retain holds the CollaSet with kuperator's finalizer and lets its claims go before it goes", async () => {
     const harness = new ReconcilerHarness();
     harness.applyCollaSet(withClaims({ replicas: 1, whenDeleted: "Retain" }));

@@ -2,6 +2,7 @@
 // that succeeds shows in the caches at once (as a watch would, instantly), and a test can make
 // the next write of a kind fail with a given API error. No API server: this is for what the
 // reconciler decides and reports, which the e2e tests check against the real one.
+import type { LifecycleOptions } from "../../../src/controller/reconciler-controller.ts";
 import { ApiException } from "@kubernetes/client-node";
 import jsonpatch from "fast-json-patch";
 import { pino } from "pino";
@@ -52,7 +53,7 @@ export class ReconcilerHarness {
   readonly rolloutReports = new RolloutReports();
 
   /** lifecycle: run the reconciler with PodOpsLifecycle (default off). */
-  constructor(options: { lifecycle?: { drainDelayMs: number; stuckAfterMs: number } } = {}) {
+  constructor(options: { lifecycle?: LifecycleOptions } = {}) {
     const stored = <T extends KubeObject>(cache: FrozenCache<T>, object: T): T => {
       const copy = structuredClone(object);
       copy.metadata = { ...copy.metadata, resourceVersion: String(++this.#version) };

@@ -12,7 +12,7 @@ function pod(name: string, id: number, labels: Record<string, string> = {}, term
 const context = (contexts: { id: number; data?: Record<string, string> }[]): CachedResourceContext => ({ metadata: { name: "pool", namespace: "ns", resourceVersion: "5" }, spec: { contexts } });
 
 describe("ResourceContext rules", () => {
-  it("records every id in use (a terminating pod keeps its id) with the owner, revision and replace pair", () => {
+  it("records every id given (of a pod awaiting replacement and its replacement, the live one) with the owner, revision and replace pair", () => {
     const ids = recordedIds("web", [pod("a", 0, { "collaset.kusionstack.io/to-replace": "x" }), pod("b", 1, {}, true), pod("s", 2, { "collaset.kusionstack.io/replace-pair-origin-name": "a" })], [{ instanceId: 3, pod: pod("new", 3) }]);
     expect(Object.fromEntries(ids)).toEqual({
       0: { Owner: "web", Revision: "web-r1", ReplaceNewTargetID: "2" },
@@ -62,5 +62,18 @@ describe("the CollaSet reconciler and its ResourceContext", () => {
     harness.collaSets.delete("ns/web");
     await harness.reconciler.reconcile("ns/web");
     expect(harness.contexts.get("ns", "pool")?.spec?.contexts?.map((detail) => detail.id)).toEqual([0]);
+  });
+
+  it("lets a replaced pod's id go as soon as the pod is on its way out, not when its object is gone (kube-xset)", async () => {
+    const harness = new ReconcilerHarness();
+    harness.applyCollaSet(collaSet({ replicas: 1 }));
+    await harness.settle(10);
+    const origin = harness.pods.list("ns")[0]!;
+    // Its containers take a while to stop: the object stays, terminating.
+    harness.pods.upsert({ ...origin, metadata: { ...origin.metadata, finalizers: ["example.com/slow-exit"], labels: { ...origin.metadata?.labels, "collaset.kusionstack.io/to-replace": "true" }, resourceVersion: "labelled" } });
+    await harness.settle(10);
+    expect(harness.pods.get("ns", origin.metadata!.name!)?.metadata?.deletionTimestamp).toBeDefined();
+    const surge = harness.pods.list("ns").find((pod) => pod.metadata?.deletionTimestamp == null)!;
+    expect(harness.contexts.get("ns", "web")?.spec?.contexts?.map((detail) => detail.id)).toEqual([Number(surge.metadata!.labels!["collaset.kusionstack.io/instance-id"])]);
   });
 });

@@ -61,8 +61,13 @@ describe("planSync: scaling", () => {
     expect(created?.metadata?.labels?.["collaset.kusionstack.io/instance-id"]).toBe("1");
   });
 
-  it("does not reuse the id of a pod still terminating", () => {
-    expect(summary(plan(collaSet({ replicas: 2 }), [pod("a", { id: 0 }), pod("b", { id: 1, terminating: true })]).actions)).toEqual(["create 2"]);
+  it("gives the id of a pod on its way out to the next pod at once, as kube-xset does, so a scaled-in id that returns finds its claims", () => {
+    expect(summary(plan(collaSet({ replicas: 2 }), [pod("a", { id: 0 }), pod("b", { id: 1, terminating: true })]).actions)).toEqual(["create 1"]);
+  });
+
+  it("under PersistentSequence, keeps the id of a pod on its way out: its name is the id, and the old pod holds it until it is gone", () => {
+    const cls = collaSet({ replicas: 2, namingStrategy: { podNamingSuffixPolicy: "PersistentSequence" } });
+    expect(summary(plan(cls, [pod("web-0", { id: 0 }), pod("web-1", { id: 1, terminating: true })]).actions)).toEqual([]);
   });
 
   it("scales in podToDelete first, then the highest ids", () => {
@@ -78,7 +83,7 @@ describe("planSync: scaling", () => {
 
   it("replaces a pod in podToDelete while replicas stay", () => {
     const pods = [pod("a", { id: 0 }), pod("b", { id: 1 })];
-    // The deleted pod's id stays taken until it is gone, so its replacement takes the next one.
+    // The pod is still live in this sync and holds its id, so its replacement takes the next one.
     expect(summary(plan(collaSet({ replicas: 2, scaleStrategy: { podToDelete: ["a"] } }), pods).actions)).toEqual(["create 2", "delete a"]);
   });
 
@@ -127,6 +132,10 @@ describe("planSync: updates", () => {
     expect(summary(result.actions)).toEqual(["in-place a", "in-place b"]);
   });
 
+  it("updates one pod at a time when maxUnavailable is unset (kuperator: every pod at once, its \"finish update if out of partition\")", () => {
+    expect(summary(plan(collaSet(), three(), { updated: "web-r2" }).actions)).toEqual(["in-place a"]);
+  });
+
   it("counts pods already unavailable against the budget, and updates unavailable pods for free", () => {
     const pods = [pod("a", { id: 0 }), pod("b", { id: 1, ready: false }), pod("c", { id: 2 })];
     expect(summary(plan(collaSet(), pods, { updated: "web-r2" }).actions)).toEqual(["in-place b"]);
@@ -165,6 +174,27 @@ describe("planSync: updates", () => {
     const pods = three();
     pods[1]!.metadata!.labels!["collaset.kusionstack.io/update-included"] = "true";
     expect(summary(plan(cls, pods, { updated: "web-r2" }).actions)).toEqual(["in-place b"]);
+  });
+
+  it("holds back a pod that records no template revision (one that joined by podToInclude) like any pod the partition covers", () => {
+    const joined = pod("c", { id: 2 });
+    delete joined.metadata!.labels!["controller-revision-hash"];
+    const pods = [pod("a", { id: 0, template: "web-r2", images: { app: "nginx:1.28" } }), pod("b", { id: 1, template: "web-r2", images: { app: "nginx:1.28" } }), joined];
+    const held = plan(collaSet({ updateStrategy: { rollingUpdate: { byPartition: { partition: 3 } } } }), pods, { updated: "web-r2", current: "web-r1" });
+    expect(summary(held.actions)).toEqual([]);
+    expect(held.waiting).toEqual([]);
+    const reached = plan(collaSet({ updateStrategy: { rollingUpdate: { byPartition: { partition: 0 } } } }), pods, { updated: "web-r2", current: "web-r1" });
+    expect(summary(reached.actions)).toEqual(["recreate c"]);
+    expect(reached.actions[0]).toMatchObject({ reason: "it records no template revision of the CollaSet" });
+  });
+
+  it("with rollingUpdate.byLabel, leaves a pod that records no template revision alone until it is labelled", () => {
+    const joined = pod("a", { id: 0 });
+    delete joined.metadata!.labels!["controller-revision-hash"];
+    const cls = collaSet({ replicas: 1, updateStrategy: { rollingUpdate: { byLabel: {} } } });
+    expect(summary(plan(cls, [joined], { updated: "web-r2" }).actions)).toEqual([]);
+    joined.metadata!.labels!["collaset.kusionstack.io/update-included"] = "true";
+    expect(summary(plan(cls, [joined], { updated: "web-r2" }).actions)).toEqual(["recreate a"]);
   });
 
   it("makes new pods held back by the partition from the current revision", () => {
@@ -306,6 +336,108 @@ describe("planSync: replace (kube-api's to-replace label, podUpgradePolicy Repla
     expect(result.actions[0]).toMatchObject({ set: { [BY_UPDATE]: "web-r3" } });
     const retargeted = [labelled("a", 0, { [TO_REPLACE]: "1", [BY_UPDATE]: "web-r3", [NEW_ID]: "3" }), pods[1]!];
     expect(summary(plan(collaSet({ replicas: 1, updateStrategy: { podUpgradePolicy: "Replace" } }), retargeted, { updated: "web-r3" }).actions)).toEqual(["delete s"]);
+  });
+});
+
+describe("planSync: a template update reaching a pod being replaced by label (kube-xset updateReplaceOriginTarget)", () => {
+  const TO_REPLACE = "collaset.kusionstack.io/to-replace";
+  const ORIGIN = "collaset.kusionstack.io/replace-pair-origin-name";
+  const NEW_ID = "collaset.kusionstack.io/replace-pair-new-id";
+  const BY_UPDATE = "collaset.kusionstack.io/replaced-by-replace-update";
+  const origin = (labels: Record<string, string>) => {
+    const made = pod("a", { id: 0, ready: false });
+    Object.assign(made.metadata!.labels!, { [TO_REPLACE]: "true", [NEW_ID]: "1", ...labels });
+    return made;
+  };
+  const oldSurge = () => {
+    const made = pod("s", { id: 1, ready: false });
+    made.metadata!.labels![ORIGIN] = "a";
+    return made;
+  };
+
+  it("turns the replace into one by update of the new revision, under every podUpgradePolicy", () => {
+    for (const policy of ["Recreate", "InPlaceIfPossible", "Replace"] as const) {
+      const result = plan(collaSet({ replicas: 1, updateStrategy: { podUpgradePolicy: policy } }), [origin({}), oldSurge()], { updated: "web-r2" });
+      expect(summary(result.actions), policy).toEqual(["relabel a"]);
+      expect(result.actions[0], policy).toMatchObject({ set: { [BY_UPDATE]: "web-r2" } });
+    }
+  });
+
+  it("then deletes the surge pod of the old revision and makes one of the new", () => {
+    const retargeted = origin({ [BY_UPDATE]: "web-r2" });
+    expect(summary(plan(collaSet({ replicas: 1 }), [retargeted, oldSurge()], { updated: "web-r2" }).actions)).toEqual(["delete s"]);
+    const result = plan(collaSet({ replicas: 1 }), [retargeted], { updated: "web-r2" });
+    expect(summary(result.actions)).toEqual(["create 1", "relabel a"]);
+    expect(createdPod(result.actions)?.metadata?.labels).toMatchObject({ [ORIGIN]: "a", "controller-revision-hash": "web-r2" });
+    expect(createdPod(result.actions)?.spec?.containers[0]?.image).toBe("nginx:1.28");
+  });
+
+  it("leaves a replace by label alone while the partition holds its pod back", () => {
+    const cls = collaSet({ replicas: 1, updateStrategy: { rollingUpdate: { byPartition: { partition: 1 } } } });
+    expect(summary(plan(cls, [origin({}), oldSurge()], { updated: "web-r2", current: "web-r1" }).actions)).toEqual([]);
+  });
+});
+
+describe("planSync: one delay before operating (DESIGN §6)", () => {
+  const lifecycle = (nowMs: number) => ({ nowMs, drainDelayMs: 5000, stuckAfterMs: 600_000 });
+  // Out of traffic since t=0 (an update begun, its gate False, the kubelet marked it not Ready).
+  const drained = (labels: Record<string, string> = {}) => {
+    const made = pod("a", { id: 0, ready: false });
+    Object.assign(made.metadata!.labels!, {
+      "operating.podopslifecycle.kusionstack.io/collaset": "1",
+      "operation-type.podopslifecycle.kusionstack.io/collaset": "update",
+      "pre-checked.podopslifecycle.kusionstack.io/collaset": "1",
+      "operation-permission.podopslifecycle.kusionstack.io/update": "1",
+      "preparing.podopslifecycle.kusionstack.io/collaset": "1",
+      "kusionstack.io/control": "true",
+      ...labels,
+    });
+    made.spec!.readinessGates = [{ conditionType: "pod.kusionstack.io/service-ready" }];
+    made.status!.conditions = [{ type: "Ready", status: "False", lastTransitionTime: "1970-01-01T00:00:00Z" }, { type: "pod.kusionstack.io/service-ready", status: "False" }];
+    return made;
+  };
+  const planAt = (cls: CollaSet, pods: Pod[], nowMs: number) => planSync({
+    collaSet: cls,
+    nowMs,
+    updatedRevision: "web-r2",
+    currentRevision: "web-r1",
+    pods,
+    sources: revisions,
+    lifecycle: lifecycle(nowMs),
+    decorationTargets: (slots) => new Map(slots.map((slot) => [slot.name, new Map()])),
+  });
+
+  it("without operationDelaySeconds, operates once the drain delay has passed", () => {
+    expect(summary(planAt(collaSet({ replicas: 1 }), [drained()], 2000).actions)).toEqual([]);
+    expect(summary(planAt(collaSet({ replicas: 1 }), [drained()], 6000).actions)).toEqual(["in-place a"]);
+  });
+
+  it("with operationDelaySeconds, allows the operation as soon as the pod is drained and operates that long after, with no drain delay before", () => {
+    const cls = collaSet({ replicas: 1, updateStrategy: { operationDelaySeconds: 10 } });
+    const allowed = planAt(cls, [drained()], 1500);
+    expect(summary(allowed.actions)).toEqual(["permit-operation a"]);
+    const permitted = drained({ "operate.podopslifecycle.kusionstack.io/collaset": String(1500n * 1_000_000n) });
+    expect(summary(planAt(cls, [permitted], 9000).actions)).toEqual([]);
+    expect(summary(planAt(cls, [permitted], 11_500).actions)).toEqual(["in-place a"]);
+  });
+
+  it("an OperationJob's operationDelaySeconds for a pod is the one delay of its operation, in place of the CollaSet's or the drain delay", () => {
+    const planWith = (delayMs: number | undefined, nowMs: number) => planSync({
+      collaSet: collaSet({ replicas: 1 }),
+      nowMs,
+      updatedRevision: "web-r2",
+      currentRevision: "web-r1",
+      pods: [drained()],
+      sources: revisions,
+      lifecycle: { ...lifecycle(nowMs), operationDelayFor: (pod) => (pod.metadata?.name === "a" ? delayMs : undefined) },
+      decorationTargets: (slots) => new Map(slots.map((slot) => [slot.name, new Map()])),
+    });
+    expect(summary(planWith(2000, 1500).actions)).toEqual(["permit-operation a"]);
+    expect(summary(planWith(undefined, 1500).actions)).toEqual([]);
+  });
+
+  it("with operationDelaySeconds 0, operates as soon as the pod is drained", () => {
+    expect(summary(planAt(collaSet({ replicas: 1, updateStrategy: { operationDelaySeconds: 0 } }), [drained()], 1500).actions)).toEqual(["in-place a"]);
   });
 });
 

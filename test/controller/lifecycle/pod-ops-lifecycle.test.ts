@@ -64,7 +64,8 @@ describe("PodOpsLifecycle on CollaSet pods", () => {
     await harness.reconciler.reconcile("ns/web");
     const [first, second] = harness.pods.list("ns").sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
     expect(lifecycleLabels(harness.pods.get("ns", first!.metadata!.name!)!)).toEqual([
-      lifecycleLabel("operating"), lifecycleLabel("operationPermission"), lifecycleLabel("operationType"), lifecycleLabel("preCheck"), lifecycleLabel("preChecked"), lifecycleLabel("preparing"),
+      // No PodTransitionRule checks it: pre-checked at once (kuperator's pre-check gives way to pre-checked).
+      lifecycleLabel("operating"), lifecycleLabel("operationPermission"), lifecycleLabel("operationType"), lifecycleLabel("preChecked"), lifecycleLabel("preparing"),
     ].sort());
     expect(harness.pods.get("ns", first!.metadata!.name!)!.metadata?.labels?.[lifecycleLabel("operationType")]).toBe("update");
     // The step that starts the operation takes the pod out of traffic too: no reconcile in between.
@@ -326,6 +327,24 @@ describe("PodOpsLifecycle around a replace (to-replace)", () => {
     await harness.reconciler.reconcile("ns/web");
     await harness.reconciler.reconcile("ns/web");
     expect(harness.pods.list("ns").map((pod) => pod.metadata?.name)).toEqual([surge.metadata?.name]);
+  });
+
+  it("does not trust a service-available label written by hand on a surge pod that is not Ready: the origin keeps serving and the label is taken off", async () => {
+    // Kuperator's "Exclude replace origin pod" / "Exclude replace new pod" write the label by hand.
+    const harness = await inService(1);
+    const origin = harness.pods.list("ns")[0]!;
+    harness.pods.upsert({ ...origin, metadata: { ...origin.metadata, labels: { ...origin.metadata?.labels, "collaset.kusionstack.io/to-replace": "true" }, resourceVersion: "replace" } });
+    await harness.reconciler.reconcile("ns/web");
+    const surge = harness.pods.list("ns").find((pod) => pod.metadata?.name !== origin.metadata?.name)!;
+    harness.pods.upsert({ ...surge, metadata: { ...surge.metadata, labels: { ...surge.metadata?.labels, [SERVICE_AVAILABLE_LABEL]: "true" }, resourceVersion: "by-hand" } });
+    await harness.reconciler.reconcile("ns/web");
+    await harness.clock.advance(DRAIN_MS);
+    await harness.reconciler.reconcile("ns/web");
+    expect(harness.pods.list("ns")).toHaveLength(2);
+    const kept = harness.pods.get("ns", origin.metadata!.name!)!;
+    expect(kept.metadata?.labels?.[lifecycleLabel("operating")]).toBeUndefined();
+    expect(gate(kept)).toBe("True");
+    expect(harness.pods.get("ns", surge.metadata!.name!)!.metadata?.labels?.[SERVICE_AVAILABLE_LABEL]).toBeUndefined();
   });
 });
 
