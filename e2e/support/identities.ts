@@ -4,9 +4,9 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1PolicyRule } from "@kubernetes/client-node";
+import { AuthorizationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1PolicyRule } from "@kubernetes/client-node";
 import { afterAll } from "vitest";
-import { kubeConfig } from "./cluster.ts";
+import { eventually, kubeConfig } from "./cluster.ts";
 import { apiClient } from "../../src/kube/api-client.ts";
 
 /** Directories of the kubeconfigs written for the file being run: each holds a token. */
@@ -34,6 +34,7 @@ export async function serviceAccountIdentity(namespace: string, name: string, ru
     namespace,
     body: { metadata: { name }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name }, subjects: [{ kind: "ServiceAccount", name, namespace }] },
   });
+  await untilAuthorized(namespace, name, rules);
   return tokenIdentity(namespace, name);
 }
 
@@ -51,7 +52,26 @@ export async function namespaceAdminIdentity(namespace: string, name: string, ru
     await rbac.createNamespacedRole({ namespace, body: { metadata: { name: `${name}-granted` }, rules } });
     await rbac.createNamespacedRoleBinding({ namespace, body: { metadata: { name: `${name}-granted` }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${name}-granted` }, subjects } });
   }
+  await untilAuthorized(namespace, name, [{ apiGroups: [""], resources: ["pods"], verbs: ["create"] }, ...rules]);
   return tokenIdentity(namespace, name);
+}
+
+/**
+ * The API server's authorizer learns of new RBAC objects from its own watch, a moment after they
+ * are created: a request made at once (or a webhook's SubjectAccessReview for it) may still be
+ * refused. Waits until the first verb on the first resource of each rule is allowed.
+ */
+async function untilAuthorized(namespace: string, name: string, rules: readonly V1PolicyRule[]): Promise<void> {
+  const authorization = apiClient(kubeConfig(), AuthorizationV1Api);
+  const user = `system:serviceaccount:${namespace}:${name}`;
+  for (const rule of rules) {
+    const verb = rule.verbs[0] === "*" ? "create" : rule.verbs[0];
+    const resourceAttributes = { namespace, group: rule.apiGroups?.[0] ?? "", resource: rule.resources?.[0] ?? "", verb };
+    await eventually(async () => {
+      const review = await authorization.createSubjectAccessReview({ body: { spec: { user, groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"], resourceAttributes } } });
+      return review.status?.allowed === true ? true : undefined;
+    }, 30_000, `${user} to be allowed ${verb} ${resourceAttributes.resource}`);
+  }
 }
 
 /** The ServiceAccount's token as a client and a kubeconfig file. */

@@ -13,15 +13,23 @@
 // revision (a rollout under way), 1 pod in 100 escaped the webhook (no annotation), 1 in 20 is
 // not ready, and 1 bare pod in 10 has succeeded. Pods that differ only in what is unique to a
 // pod are rendered once and stamped (names, uids, IPs, ids), so 100,000 pods take seconds.
+// The fleet's world (issue 38, `fleet`): the workloads spread over N namespaces (workload w in
+// namespace w mod N), all labelled alike, and one ClusterPodDecoration selecting every one of
+// them and every pod in them, recorded by the engine as the webhook records it (beside the
+// namespaced decorations, if any), with the same share of pods on its previous revision.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { asSeenFrom, defaultClusterPodDecoration, type ClusterPodDecoration } from "../../src/api/cluster-poddecoration.ts";
+import { CLUSTER_POD_DECORATION_KIND, OWN_API_VERSION } from "../../src/api/group.ts";
 import { defaultPodDecoration, type PodDecoration } from "../../src/api/poddecoration.ts";
+import { NAMESPACE_NAME_LABEL } from "../../src/decoration/admission-scope.ts";
+import { decorationKey } from "../../src/decoration/decoration-kind.ts";
 import type { Pod as EnginePod } from "../../src/api/pod.ts";
 import { decoratePod, liveRevision, type DecorationRevision } from "../../src/decoration/decorate.ts";
 import type { TemplateOf } from "../../src/decoration/running-revisions.ts";
 import { DECORATION_LABEL_PREFIX, REVISIONS_ANNOTATION } from "../../src/decoration/recording.ts";
 import { INSTANCE_ID_LABEL } from "../../src/decoration/rollout.ts";
-import type { Pod } from "../../src/kube/objects.ts";
+import type { Namespace, Pod } from "../../src/kube/objects.ts";
 
 const fixtureText = readFileSync(new URL("./fixtures/pod.json", import.meta.url), "utf8");
 const fixture = JSON.parse(fixtureText) as Pod;
@@ -85,11 +93,40 @@ function decorations(version: string, count: number, workloads: number): PodDeco
   });
 }
 
+/** The namespace label the fleet's ClusterPodDecoration selects its namespaces by. */
+export const FLEET_LABEL = { platform: "mesh" } as const;
+
+function clusterDecoration(version: string): ClusterPodDecoration {
+  const name = "fleet-mesh";
+  return defaultClusterPodDecoration({
+    apiVersion: OWN_API_VERSION,
+    kind: CLUSTER_POD_DECORATION_KIND,
+    metadata: {
+      name,
+      uid: uid(`cluster-${name}`),
+      generation: 2,
+      creationTimestamp: "2025-12-01T00:00:00Z",
+      finalizers: ["poddecoration.kusionstack.io/protection"],
+    },
+    spec: {
+      namespaceSelector: { matchLabels: { ...FLEET_LABEL } },
+      selector: { matchExpressions: [{ key: "app", operator: "Exists" }] },
+      template: { metadata: [{ patchPolicy: "Overwrite", annotations: { [`example.com/${name}`]: version } }] },
+    },
+  });
+}
+
 export interface PodPopulation {
   size: number;
   /** Defaulted, with finalizer, uid and generation, as the decoration cache holds them. */
   decorations: PodDecoration[];
-  /** Decoration name → its updated revision (the one its current spec is stored as). */
+  /** The fleet's ClusterPodDecoration (none without `fleet`), as its cache holds it. */
+  clusterDecorations: ClusterPodDecoration[];
+  /** The same one spec change ago (the revision pods still on the previous one record). */
+  previousClusterDecorations: ClusterPodDecoration[];
+  /** The namespaces the pods are in, as the namespace informer holds them (name and labels). */
+  namespaces: Namespace[];
+  /** Decoration key (a PodDecoration's name, `ClusterPodDecoration/<name>`) → its updated revision (the one its current spec is stored as). */
   updatedRevisions: Map<string, string>;
   /** A stored revision's template, as the controller reads it from the ControllerRevision cache. */
   template: TemplateOf;
@@ -102,6 +139,8 @@ export interface PodPopulation {
 export interface PopulationShape {
   workloads?: number;
   decorations?: number;
+  /** Spreads the workloads over this many namespaces with one ClusterPodDecoration over them all. */
+  fleet?: { namespaces: number };
 }
 
 /** Placeholders of what is unique to a pod, in the rendered text a pod is stamped from. */
@@ -115,7 +154,13 @@ export function podPopulation(size: number, shape: PopulationShape = {}): PodPop
   const previous = new Map(decorations("v1", shape.decorations ?? DECORATIONS, workloads).map((pd) => [pd.metadata.name ?? "", liveRevision(pd)]));
   const updated = new Map<PodDecoration, DecorationRevision>(current.map((pd) => [pd, liveRevision(pd)]));
   const indexOf = new Map(current.map((pd, index) => [pd, index]));
-  const templates = new Map([...updated.values(), ...previous.values()].map((revision) => [revision.revisionName, revision.template]));
+  const namespaceCount = shape.fleet?.namespaces;
+  const namespaceOf = (workload: number) => (namespaceCount === undefined ? POPULATION_NAMESPACE : namespaceName(workload % namespaceCount, namespaceCount));
+  const clusterDecorations = namespaceCount === undefined ? [] : [clusterDecoration("v2")];
+  const previousClusterDecorations = namespaceCount === undefined ? [] : [clusterDecoration("v1")];
+  // Its revisions are its spec's, whatever namespace it is seen from.
+  const clusterRevisions = clusterDecorations.map((cpd, index) => ({ cpd, updated: liveRevision(asSeenFrom(cpd, "")), previous: liveRevision(asSeenFrom(previousClusterDecorations[index]!, "")) }));
+  const templates = new Map([...updated.values(), ...previous.values(), ...clusterRevisions.flatMap((revisions) => [revisions.updated, revisions.previous])].map((revision) => [revision.revisionName, revision.template]));
   const fixtureOwnerUid = fixture.metadata?.ownerReferences?.[0]?.uid ?? "";
   const fixtureVolume = fixture.spec?.volumes?.find((volume) => volume.projected !== undefined)?.name ?? "";
   const fixtureNode = fixture.spec?.nodeName ?? "";
@@ -138,7 +183,7 @@ export function podPopulation(size: number, shape: PopulationShape = {}): PodPop
       .replaceAll(fixture.status?.hostIP ?? "", UNIQUE.hostIP)
       .replace(/(containerd:\/\/|sha256:)[0-9a-f]{64}/g, (_match, prefix: string) => `${prefix}@@id${id++}@@`);
     const base = JSON.parse(text) as Pod;
-    const metadata = base.metadata!;
+    const metadata = { ...base.metadata!, namespace: namespaceOf(workload) };
     const labels: Record<string, string> = {};
     for (const [key, value] of Object.entries(metadata.labels ?? {})) if (!key.startsWith(DECORATION_LABEL_PREFIX) && key !== "pod-template-hash") labels[key] = value;
     labels.app = app;
@@ -173,8 +218,14 @@ export function podPopulation(size: number, shape: PopulationShape = {}): PodPop
     if (result.metadata?.generateName === undefined) delete result.metadata?.generateName;
 
     if (index % 100 !== 99) {
-      const revisionFor = (pd: PodDecoration) => ((index * 7 + (indexOf.get(pd) ?? 0)) % 10 === 0 ? previous.get(pd.metadata.name ?? "") : updated.get(pd));
-      result = decoratePod(result as EnginePod, current, revisionFor).pod as Pod;
+      const namespace = namespaceOf(workload);
+      const views = new Map(clusterRevisions.map((revisions, position) => [asSeenFrom(revisions.cpd, namespace), { ...revisions, position: current.length + position }]));
+      const revisionFor = (pd: PodDecoration) => {
+        const cluster = views.get(pd);
+        if (cluster !== undefined) return (index * 7 + cluster.position) % 10 === 0 ? cluster.previous : cluster.updated;
+        return (index * 7 + (indexOf.get(pd) ?? 0)) % 10 === 0 ? previous.get(pd.metadata.name ?? "") : updated.get(pd);
+      };
+      result = decoratePod(result as EnginePod, [...current, ...views.keys()], revisionFor).pod as Pod;
     }
     return JSON.stringify(result);
   }
@@ -209,11 +260,23 @@ export function podPopulation(size: number, shape: PopulationShape = {}): PodPop
   return {
     size,
     decorations: current,
-    updatedRevisions: new Map([...updated].map(([pd, revision]) => [pd.metadata.name ?? "", revision.revisionName])),
+    clusterDecorations,
+    previousClusterDecorations,
+    namespaces: namespaceCount === undefined ? [namespaceObject(POPULATION_NAMESPACE, false)] : Array.from({ length: namespaceCount }, (_, index) => namespaceObject(namespaceName(index, namespaceCount), true)),
+    updatedRevisions: new Map([
+      ...[...updated].map(([pd, revision]) => [decorationKey(pd), revision.revisionName] as const),
+      ...clusterRevisions.map(({ cpd, updated: revision }) => [decorationKey(cpd), revision.revisionName] as const),
+    ]),
     template: (_name, revision) => templates.get(revision),
     pod,
     podText,
   };
+}
+
+const namespaceName = (index: number, count: number) => `team-${String(index).padStart(String(count - 1).length, "0")}`;
+
+function namespaceObject(name: string, inFleet: boolean): Namespace {
+  return { apiVersion: "v1", kind: "Namespace", metadata: { name, resourceVersion: "1", labels: { [NAMESPACE_NAME_LABEL]: name, ...(inFleet ? FLEET_LABEL : {}) } } };
 }
 
 function podStatus(status: NonNullable<Pod["status"]>, kind: WorkloadKind, ordinal: number, index: number): Pod["status"] {

@@ -56,17 +56,36 @@ describe("evaluate", () => {
     expect(verdicts(section(98, 1000, 4.9))[1]).toBe("met (machine busy: load average 4.9 on 2 CPUs, latency includes waiting for a core)");
   });
 
+  it("judges the fleet's section against the all-namespaced one of the same run: at most 5 % slower, each fleet server on its core", () => {
+    const figures = (serverCpuPercent: number) => ({ rps: 4000, p50Ms: 2, p99Ms: 4, exactP99Ms: 3.5, serverCpuPercent, serverCpuMicrosPerRequest: 60 });
+    const webhook = (slowdownPercent: number, fleetShare = 99) => ({
+      throughputRatio: 0.7, cpuThroughputRatio: 0.7, p99Ratio: 1.2, decorate: { saturation: figures(99) }, decorateDistinct: { saturation: figures(99) }, bare: { saturation: figures(99) },
+      decorateCluster: { saturation: figures(fleetShare) }, decorateClusterDistinct: { saturation: figures(99) },
+      cluster: { throughputRatio: 0.69, cpuThroughputRatio: 0.7, p99Ratio: 1.25, slowdownPercent, cpuSlowdownPercent: 0.5, p99SlowdownPercent: 4.2 },
+    });
+    const slowdown = metrics.filter((metric) => metric.path === "webhook.cluster.slowdownPercent");
+    expect(evaluate(slowdown, { webhook: webhook(1.4) }, ran).map((row) => [row.measured, row.verdict])).toEqual([
+      ["1.4% (69.0% vs 70.0% of the bare server's req/s; by server CPU per request 0.5%; p99 ratio 1.25× vs 1.2×, 4.2% higher)", "met"],
+    ]);
+    expect(evaluate(slowdown, { webhook: webhook(5.1) }, ran)[0]?.verdict).toBe("**not met**");
+    expect(evaluate(slowdown, { webhook: webhook(-3) }, ran)[0]?.verdict).toBe("met");
+    expect(evaluate(slowdown, { webhook: webhook(1.4, 40) }, ran)[0]?.verdict).toBe("met (unreliable: a server got only 40% of its core at saturation, the rest went to other processes)");
+  });
+
   it("reads a metric whose key walks into nested figures", () => {
     const nested: Metric = { ...ratio, path: "webhook.distinctPods.throughputRatio", format: (value) => `${value}` };
     expect(evaluate([nested], { webhook: { distinctPods: { throughputRatio: 0.42 } } }, ran)[0]?.verdict).toBe("**not met**");
     expect(evaluate([nested], { webhook: { distinctPods: 0.42 } }, ran)[0]?.measured).toBe("not measured (missing from the section's output)");
   });
 
-  it("covers exactly the seven DESIGN §9 keys of issue 8, the flood of DESIGN §10 (issue 13) and its idle clients (issue 29), the p99 ratios (replicas and distinct pods) and 100k-pod scale and kept API connections of issue 15, and the Deployment rollout of issue 17, the largest status write of issue 30, the webhook's peak RSS of issue 32", () => {
+  it("covers exactly the seven DESIGN §9 keys of issue 8, the flood of DESIGN §10 (issue 13) and its idle clients (issue 29), the p99 ratios (replicas and distinct pods) and 100k-pod scale and kept API connections of issue 15, and the Deployment rollout of issue 17, the largest status write of issue 30, the webhook's peak RSS of issue 32, the fleet's webhook section and 100k-pod ClusterPodDecoration of issue 38", () => {
     expect(metrics.map((metric) => metric.path)).toEqual([
       "engine.renderMicros", "webhook.throughputRatio", "webhook.distinctPods.throughputRatio", "webhook.p99Ms", "webhook.p99Ratio", "webhook.distinctPods.p99Ratio", "webhook.peakRssMiB", "webhook.rps",
+      "webhook.cluster.throughputRatio", "webhook.cluster.distinctPods.throughputRatio", "webhook.cluster.p99Ratio", "webhook.cluster.distinctPods.p99Ratio",
+      "webhook.cluster.slowdownPercent", "webhook.cluster.distinctPods.slowdownPercent", "webhook.cluster.peakRssMiB",
       "flood.healthzP99Ms", "flood.peakRssMiB", "flood.crashes", "flood.idleClients.realReview429s", "flood.idleClients.webhookPortHealthzP99Ms",
-      "controller.statusPassMs", "controller.cacheMiB", "scale.cacheMiB", "scale.widestDecorationMs", "scale.fullPassMs", "scale.maxStatusWriteKiB", "kubeClient.wallRatio", "rollout.ratio", "rollout.deploymentRatio",
+      "controller.statusPassMs", "controller.cacheMiB", "scale.cacheMiB", "scale.widestDecorationMs", "scale.fullPassMs", "scale.maxStatusWriteKiB",
+      "scale.fleet.statusMs", "scale.fleet.statusWriteKiB", "scale.fleet.podEventMappingUs", "kubeClient.wallRatio", "rollout.ratio", "rollout.deploymentRatio",
     ]);
   });
 });

@@ -14,8 +14,13 @@
 //                once per cached pod (statusFacts), and the decorations with their statuses
 //   pod event    CPU µs to map one pod event to the decorations to reconcile (through the
 //                decoration cache's selector index), averaged over 10,000 cached pods
+// Then the fleet (issue 38, `fleet` in the output): the same number of pods and workloads spread
+// over 1,000 namespaces, and one ClusterPodDecoration selecting them all (fleet-status.ts, the
+// real reconciler): its status CPU after a spec change (the status derivation alone, and the
+// whole reconcile), its status write against etcd's limit, and a pod event's mapping to the
+// cluster decorations to reconcile.
 // Every pod has its own name (the cache would hold fewer otherwise: checked).
-//   node test/bench/scale.ts [--pods N] [--decorations N] [--workloads N]
+//   node test/bench/scale.ts [--pods N] [--decorations N] [--workloads N] [--namespaces N] [--fleet-only]
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -28,6 +33,7 @@ import { Cache } from "../../src/controller/runtime/cache.ts";
 import { deepFreeze } from "../../src/controller/runtime/deep-freeze.ts";
 import { Informer } from "../../src/controller/runtime/informer.ts";
 import type { Pod } from "../../src/kube/objects.ts";
+import { fleetReconcile } from "./fleet-status.ts";
 import { generatedListWatch, syncInformer } from "./generated-list-watch.ts";
 import { podPopulation } from "./pod-population.ts";
 import { median } from "./statistics.ts";
@@ -59,6 +65,33 @@ export interface ScaleResult {
   coldPassMs: number;
   passCpuMs: number[];
   syncSeconds: number;
+}
+
+/** One ClusterPodDecoration over every pod of N namespaces (issue 38). */
+export interface FleetScaleResult {
+  pods: number;
+  namespaces: number;
+  workloads: number;
+  /** Heap retained by the pod cache (with its indexes), MiB. */
+  cacheMiB: number;
+  syncSeconds: number;
+  /** Median CPU ms of its status derivation after a spec change: views, pods recording it, fleetStatus, the dirty check. */
+  statusMs: number;
+  /** Median CPU ms of the whole reconcile after a spec change (revisions, standing in each namespace, status, pruning). */
+  reconcileMs: number;
+  statusCpuMs: number[];
+  reconcileCpuMs: number[];
+  /** The largest status write's request body, KiB (the JSON Patch sent to the status subresource). */
+  statusWriteKiB: number;
+  matchedPods: number;
+  updatedPods: number;
+  selectedNamespaces: number;
+  /** Namespaces status.namespaces lists, and those it counts only. */
+  namespacesListed: number;
+  omittedNamespaces: number;
+  /** CPU µs to map one pod event to the cluster decorations to reconcile, and how many it maps to. */
+  podEventMappingUs: number;
+  decorationsPerPodEvent: number;
 }
 
 const MiB = 1024 * 1024;
@@ -162,7 +195,60 @@ export async function benchScale(podCount: number, decorationCount: number, work
   };
 }
 
+/** One ClusterPodDecoration over `podCount` pods of `workloads` workloads in `namespaceCount` namespaces. */
+export async function benchFleetScale(podCount: number, namespaceCount: number, workloads: number): Promise<FleetScaleResult> {
+  const population = podPopulation(podCount, { workloads, decorations: 0, fleet: { namespaces: namespaceCount } });
+  population.pod(0);
+  collectGarbage();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const started = performance.now();
+  const informer = new Informer<Pod>({
+    name: "pods",
+    listWatch: generatedListWatch({ count: podCount, generate: population.pod, text: population.podText, apiVersion: "v1", kind: "Pod" }),
+    transform: podCacheProjection,
+    watchdogMs: 3_600_000,
+  });
+  indexPodsForDecorations(informer.cache);
+  indexPodsByWorkload(informer.cache);
+  const stop = await syncInformer(informer);
+  const syncSeconds = (performance.now() - started) / 1000;
+  collectGarbage();
+  const retained = process.memoryUsage().heapUsed - heapBefore;
+  if (informer.cache.size !== podCount) throw new Error(`expected ${podCount} cached pods (unique names), got ${informer.cache.size}`);
+  const fleet = await fleetReconcile({
+    pods: informer.cache,
+    namespaces: population.namespaces,
+    cpd: population.clusterDecorations[0]!,
+    previous: population.previousClusterDecorations[0]!,
+    runs: 5,
+  });
+  await stop();
+  const status = fleet.status;
+  return {
+    pods: podCount,
+    namespaces: namespaceCount,
+    workloads,
+    cacheMiB: round(retained / MiB),
+    syncSeconds: round(syncSeconds),
+    statusMs: round(median(fleet.statusMs)),
+    reconcileMs: round(median(fleet.reconcileMs)),
+    statusCpuMs: fleet.statusMs.map(round),
+    reconcileCpuMs: fleet.reconcileMs.map(round),
+    statusWriteKiB: round(Math.max(...fleet.writeBytes) / 1024),
+    matchedPods: status.matchedPods ?? 0,
+    updatedPods: status.updatedPods ?? 0,
+    selectedNamespaces: status.selectedNamespaces ?? 0,
+    namespacesListed: status.namespaces?.length ?? 0,
+    omittedNamespaces: status.omittedNamespaces ?? 0,
+    podEventMappingUs: round(fleet.podEventMappingUs),
+    decorationsPerPodEvent: round(fleet.decorationsPerPodEvent),
+  };
+}
+
 if (import.meta.main) {
-  const result = await benchScale(option("--pods", 100_000), option("--decorations", 1_000), option("--workloads", 1_000));
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  const [pods, workloads] = [option("--pods", 100_000), option("--workloads", 1_000)];
+  const result = process.argv.includes("--fleet-only") ? {} : await benchScale(pods, option("--decorations", 1_000), workloads);
+  // The first case's caches are garbage by now: the fleet's are measured alone.
+  const fleet = await benchFleetScale(pods, option("--namespaces", 1_000), workloads);
+  process.stdout.write(`${JSON.stringify({ ...result, fleet })}\n`);
 }

@@ -5,9 +5,12 @@ const fixed = (value: number, digits: number) => value.toFixed(digits);
 const detail = (section: Record<string, unknown>, path: readonly string[]): unknown =>
   path.reduce<unknown>((value, key) => (typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined), section);
 
+const NAMESPACED_SERVERS = ["decorate", "decorateDistinct", "bare"] as const;
+const FLEET_SERVERS = [...NAMESPACED_SERVERS, "decorateCluster", "decorateClusterDistinct"] as const;
+
 /** Saturation figures mean little when a server did not have its core to itself. */
-function starvedServer(section: Record<string, unknown>): string | undefined {
-  const shares = ["decorate", "decorateDistinct", "bare"].map((server) => Number(detail(section, [server, "saturation", "serverCpuPercent"]))).filter(Number.isFinite);
+function starvedServer(section: Record<string, unknown>, servers: readonly string[] = NAMESPACED_SERVERS): string | undefined {
+  const shares = servers.map((server) => Number(detail(section, [server, "saturation", "serverCpuPercent"]))).filter(Number.isFinite);
   const least = Math.min(...shares);
   return least < 90 ? `unreliable: a server got only ${least}% of its core at saturation, the rest went to other processes` : undefined;
 }
@@ -25,8 +28,8 @@ function busyAtRolloutEnd(section: Record<string, unknown>): string | undefined 
 }
 
 /** A fixed-rate figure means little when the rate was not reached, or the machine was busy. */
-function fixedRateCaveat(section: Record<string, unknown>): string | undefined {
-  const achieved = Math.min(...["decorate", "decorateDistinct"].map((server) => Number(detail(section, [server, "fixedRate", "rps"]))).filter(Number.isFinite));
+function fixedRateCaveat(section: Record<string, unknown>, servers: readonly string[] = ["decorate", "decorateDistinct"]): string | undefined {
+  const achieved = Math.min(...servers.map((server) => Number(detail(section, [server, "fixedRate", "rps"]))).filter(Number.isFinite));
   const rate = Number(detail(section, ["fixedRate"]));
   return achieved < rate * 0.98 ? `unreliable: only ${achieved} of ${rate} req/s achieved` : busyMachine(section);
 }
@@ -44,15 +47,49 @@ function throughputRatio(path: string, server: string, ratios: readonly string[]
   };
 }
 
-/** A pod webhook server's p99 at the fixed rate over the bare server's. */
-function p99Ratio(path: string, server: string, measures: string): Metric {
+/** A pod webhook server's p99 at the fixed rate over the bare server's; `namespaced`: where the all-namespaced ratio is, for a fleet server's. */
+function p99Ratio(path: string, server: string, measures: string, namespaced?: readonly string[]): Metric {
   return {
     path,
     measures,
     target: { kind: "atMost", value: 1.5, text: "≤ 1.5×" },
     format: (value, section) =>
-      `${fixed(value, 2)}× (${String(detail(section, [server, "fixedRate", "exactP99Ms"]))} vs ${String(detail(section, ["bare", "fixedRate", "exactP99Ms"]))} ms)`,
-    caveat: fixedRateCaveat,
+      `${fixed(value, 2)}× (${String(detail(section, [server, "fixedRate", "exactP99Ms"]))} vs ${String(detail(section, ["bare", "fixedRate", "exactP99Ms"]))} ms` +
+      `${namespaced === undefined ? "" : `; all-namespaced ${String(detail(section, [...namespaced, "p99Ratio"]))}× in the same run`})`,
+    caveat: (section) => fixedRateCaveat(section, namespaced === undefined ? undefined : [server]),
+  };
+}
+
+const percent = (value: unknown) => `${fixed(Number(value) * 100, 1)}%`;
+
+/**
+ * The fleet's section (issue 38): a ratio of the pod webhook over the fleet's world to the bare
+ * server, beside the all-namespaced one of the same run. `ratios` is where the fleet's ratios
+ * are in the section (webhook.cluster or webhook.cluster.distinctPods), `namespaced` the
+ * all-namespaced ones', `server` the fleet's server figures.
+ */
+function fleetThroughputRatio(ratios: readonly string[], namespaced: readonly string[], server: string, measures: string, floor: number): Metric {
+  return {
+    path: `webhook.${ratios.join(".")}.throughputRatio`,
+    measures,
+    target: { kind: "atLeast", value: floor, text: `≥ ${floor * 100}%` },
+    format: (value, section) =>
+      `${fixed(value * 100, 1)}% (all-namespaced ${percent(detail(section, [...namespaced, "throughputRatio"]))} in the same run; ${String(detail(section, [server, "saturation", "rps"]))} / ${String(detail(section, ["bare", "saturation", "rps"]))} req/s; ` +
+      `by server CPU per request ${percent(detail(section, [...ratios, "cpuThroughputRatio"]))} against ${percent(detail(section, [...namespaced, "cpuThroughputRatio"]))}: ${String(detail(section, [server, "saturation", "serverCpuMicrosPerRequest"]))} vs ${String(detail(section, ["bare", "saturation", "serverCpuMicrosPerRequest"]))} µs)`,
+    caveat: (section) => starvedServer(section, FLEET_SERVERS),
+  };
+}
+
+/** How much lower the fleet's throughput ratio is than the all-namespaced one of the same run (issue 38: within 5 %). */
+function fleetSlowdown(ratios: readonly string[], namespaced: readonly string[], measures: string): Metric {
+  return {
+    path: `webhook.${ratios.join(".")}.slowdownPercent`,
+    measures,
+    target: { kind: "atMost", value: 5, text: "≤ 5% (issue 38)" },
+    format: (value, section) =>
+      `${fixed(value, 1)}% (${percent(detail(section, [...ratios, "throughputRatio"]))} vs ${percent(detail(section, [...namespaced, "throughputRatio"]))} of the bare server's req/s; ` +
+      `by server CPU per request ${String(detail(section, [...ratios, "cpuSlowdownPercent"]))}%; p99 ratio ${String(detail(section, [...ratios, "p99Ratio"]))}× vs ${String(detail(section, [...namespaced, "p99Ratio"]))}×, ${String(detail(section, [...ratios, "p99SlowdownPercent"]))}% higher)`,
+    caveat: (section) => starvedServer(section, FLEET_SERVERS),
   };
 }
 
@@ -93,6 +130,20 @@ export const metrics: readonly Metric[] = [
     measures: "webhook: pod webhook req/s at saturation, server pinned to one core",
     format: (value, section) => `${value} req/s (p50 ${String(detail(section, ["decorate", "saturation", "p50Ms"]))} ms)`,
     caveat: starvedServer,
+  },
+  fleetThroughputRatio(["cluster"], [], "decorateCluster",
+    "webhook, fleet (issue 38): pod webhook req/s ÷ bare server req/s as above, the pod's 5 decorations coming from ClusterPodDecorations selecting its namespace by label (50 PodDecorations in the namespace, none selecting the pod; 20 ClusterPodDecorations, 5 selecting the namespace); replicas of one pod template; same run, in turns with the servers above", 0.7),
+  fleetThroughputRatio(["cluster", "distinctPods"], ["distinctPods"], "decorateClusterDistinct", "webhook, fleet: the same ratio with a different pod in every request", 0.5),
+  p99Ratio("webhook.cluster.p99Ratio", "decorateCluster", "webhook, fleet: pod webhook p99 ÷ bare server p99 at the same fixed 1,000 req/s, replicas", []),
+  p99Ratio("webhook.cluster.distinctPods.p99Ratio", "decorateClusterDistinct", "webhook, fleet: the same p99 ratio with a different pod in every request", ["distinctPods"]),
+  fleetSlowdown(["cluster"], [], "webhook, fleet: how much lower its replicas ratio is than the all-namespaced replicas ratio of the same run, (1 − fleet ÷ namespaced) × 100; negative: higher"),
+  fleetSlowdown(["cluster", "distinctPods"], ["distinctPods"], "webhook, fleet: the same for distinct pods"),
+  {
+    path: "webhook.cluster.peakRssMiB",
+    measures: "webhook, fleet: the fleet pod webhook servers' peak resident memory (VmHWM) over the same run, the larger of replicas and distinct pods; run as the chart runs it",
+    target: { kind: "atMost", value: 128, text: "≤ 128 MiB" },
+    format: (value, section) =>
+      `${value} MiB (replicas ${String(detail(section, ["decorateCluster", "peakRssMiB"]))}, distinct pods ${String(detail(section, ["decorateClusterDistinct", "peakRssMiB"]))} MiB; all-namespaced ${String(detail(section, ["peakRssMiB"]))} MiB)`,
   },
   {
     path: "flood.healthzP99Ms",
@@ -174,6 +225,27 @@ export const metrics: readonly Metric[] = [
     measures: "controller at the same scale: the largest status a decoration writes (KiB of JSON; the widest selects all 100,000 pods), against etcd's 1.5 MiB limit on one object",
     target: { kind: "below", value: 768, text: "< 768 KiB (half etcd's limit)" },
     format: (value) => `${fixed(value, 1)} KiB`,
+  },
+  {
+    path: "scale.fleet.statusMs",
+    measures: "controller, fleet (issue 38): 100,000 realistic pods of 1,000 workloads in 1,000 namespaces, one ClusterPodDecoration selecting every namespace and every pod; CPU ms of its status work after a spec change (as the watch brings it: a new object, the next generation; the namespaces it selects, the pods recording it, fleetStatus, the dirty check), on the real reconciler's code; median of 5",
+    target: { kind: "below", value: 100, text: "< 100 ms CPU" },
+    format: (value, section) =>
+      `${fixed(value, 1)} ms (${String(detail(section, ["fleet", "matchedPods"]))} matched pods in ${String(detail(section, ["fleet", "selectedNamespaces"]))} namespaces; ` +
+      `the whole reconcile after the change, with its revisions, its standing in each namespace, the status write and pruning: ${String(detail(section, ["fleet", "reconcileMs"]))} ms)`,
+  },
+  {
+    path: "scale.fleet.statusWriteKiB",
+    measures: "controller, fleet: the largest status write of that ClusterPodDecoration (KiB of the JSON Patch sent to the status subresource, counts over 100,000 pods and a per-namespace summary), against etcd's 1.5 MiB limit on one request",
+    target: { kind: "below", value: 768, text: "< 768 KiB (half etcd's limit)" },
+    format: (value, section) =>
+      `${fixed(value, 1)} KiB (status.namespaces lists ${String(detail(section, ["fleet", "namespacesListed"]))} namespaces, omittedNamespaces ${String(detail(section, ["fleet", "omittedNamespaces"]))})`,
+  },
+  {
+    path: "scale.fleet.podEventMappingUs",
+    measures: "controller, fleet: CPU µs to map one pod event to the ClusterPodDecorations to reconcile (those it records and those selecting its namespace and labels: clusterDecorationsOfPod), averaged over 10,000 cached pods",
+    format: (value, section) =>
+      `${fixed(value, 1)} µs (to ${String(detail(section, ["fleet", "decorationsPerPodEvent"]))} cluster decorations per event; the pod cache ${String(detail(section, ["fleet", "cacheMiB"]))} MiB, listed and cached in ${String(detail(section, ["fleet", "syncSeconds"]))} s)`,
   },
   {
     path: "kubeClient.wallRatio",

@@ -1,10 +1,19 @@
 // The workload every benchmark decorates: a typical application pod and a namespace with 50
 // PodDecorations of which 5 select it (a logging sidecar, a mesh proxy, env and mounts on the
-// primary container, scheduling, and labels/annotations), as DESIGN §9 specifies.
+// primary container, scheduling, and labels/annotations), as DESIGN §9 specifies. The fleet's
+// variant (issue 38, DESIGN §12), in a namespace of its own: the same five renders done by
+// ClusterPodDecorations selecting that namespace by label.
+import { defaultClusterPodDecoration, type ClusterPodDecoration } from "../../src/api/cluster-poddecoration.ts";
+import { CLUSTER_POD_DECORATION_KIND, OWN_API_VERSION } from "../../src/api/group.ts";
 import type { Pod } from "../../src/api/pod.ts";
 import { defaultPodDecoration, type PodDecoration } from "../../src/api/poddecoration.ts";
+import { NAMESPACE_NAME_LABEL } from "../../src/decoration/admission-scope.ts";
+import type { Namespace } from "../../src/kube/objects.ts";
 
 export const NAMESPACE = "bench";
+/** The fleet's namespace, and the label its ClusterPodDecorations select it by. */
+export const FLEET_NAMESPACE = "bench-fleet";
+export const FLEET_NAMESPACE_LABEL = { mesh: "enabled" } as const;
 
 // Plain manifests, asserted to the engine's types: those type only the fields the engine reads.
 export function typicalPod(): Pod {
@@ -38,13 +47,13 @@ export function typicalPod(): Pod {
 }
 
 // Defaulted, as our defaulting webhook stores them and the caches hold them.
-function decoration(index: number, matching: boolean, template: NonNullable<PodDecoration["spec"]["template"]>): PodDecoration {
+function decoration(index: number, matching: boolean, template: NonNullable<PodDecoration["spec"]["template"]>, namespace = NAMESPACE): PodDecoration {
   return defaultPodDecoration({
     apiVersion: "apps.kusionstack.io/v1alpha1",
     kind: "PodDecoration",
     metadata: {
       name: `decoration-${String(index).padStart(2, "0")}`,
-      namespace: NAMESPACE,
+      namespace,
       uid: `00000000-0000-4000-8000-${String(index).padStart(12, "0")}`,
       creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, index)).toISOString().replace(".000Z", "Z"),
       generation: 1,
@@ -91,6 +100,55 @@ export function typicalDecorations(): PodDecoration[] {
     const template = matching ? matchingTemplates[index / 10]! : { containers: [{ name: `other-${index}`, image: `other/sidecar:${index}` }] };
     return decoration(index, matching, template);
   });
+}
+
+/** A namespace as the namespace informer holds it: its name label and `labels`. */
+export function namespaceObject(name: string, labels: Readonly<Record<string, string>> = {}): Namespace {
+  return { apiVersion: "v1", kind: "Namespace", metadata: { name, resourceVersion: "1", labels: { [NAMESPACE_NAME_LABEL]: name, ...labels } } };
+}
+
+/** A ClusterPodDecoration, defaulted, selecting namespaces by `namespaceSelector` and the typical pod by its labels. */
+function clusterDecoration(index: number, namespaceSelector: ClusterPodDecoration["spec"]["namespaceSelector"], template: NonNullable<PodDecoration["spec"]["template"]>, weight: number): ClusterPodDecoration {
+  return defaultClusterPodDecoration({
+    apiVersion: OWN_API_VERSION,
+    kind: CLUSTER_POD_DECORATION_KIND,
+    metadata: {
+      name: `fleet-${String(index).padStart(2, "0")}`,
+      uid: `00000000-0000-4000-9000-${String(index).padStart(12, "0")}`,
+      creationTimestamp: new Date(Date.UTC(2025, 11, 1, 0, index)).toISOString().replace(".000Z", "Z"),
+      generation: 1,
+    },
+    spec: {
+      namespaceSelector,
+      selector: { matchLabels: { app: "web" }, matchExpressions: [{ key: "tier", operator: "In", values: ["frontend", "backend"] }] },
+      injectStrategy: { weight },
+      template,
+    },
+  });
+}
+
+export interface FleetWorld {
+  /** The fleet namespace's own: 50, none selecting the typical pod. */
+  decorations: PodDecoration[];
+  /** 20, of which those with index % 4 === 0 (5) select the fleet namespace and render the five typical templates into the pod. */
+  clusterDecorations: ClusterPodDecoration[];
+  namespace: Namespace;
+}
+
+/**
+ * The fleet's variant of the typical world (issue 38's bench), in FLEET_NAMESPACE: the pod gets
+ * the same five renders as from typicalDecorations(), done by ClusterPodDecorations selecting
+ * its namespace by label (same templates, same weights), beside 50 PodDecorations of its
+ * namespace that do not select it and 15 ClusterPodDecorations that select the pod's labels but
+ * other namespaces (NAMESPACE, unlabelled, is selected by none).
+ */
+export function fleetWorld(): FleetWorld {
+  const decorations = Array.from({ length: 50 }, (_, index) => decoration(index, false, { containers: [{ name: `other-${index}`, image: `other/sidecar:${index}` }] }, FLEET_NAMESPACE));
+  const clusterDecorations = Array.from({ length: 20 }, (_, index) => {
+    if (index % 4 === 0) return clusterDecoration(index, { matchLabels: { ...FLEET_NAMESPACE_LABEL } }, matchingTemplates[index / 4]!, (index / 4) * 10);
+    return clusterDecoration(index, { matchLabels: { team: `other-${index}` } }, { containers: [{ name: `fleet-${index}`, image: `fleet/sidecar:${index}` }] }, index);
+  });
+  return { decorations, clusterDecorations, namespace: namespaceObject(FLEET_NAMESPACE, FLEET_NAMESPACE_LABEL) };
 }
 
 const TOKEN_MOUNT = "/var/run/secrets/kubernetes.io/serviceaccount";

@@ -5,11 +5,21 @@
 // answered from the webhook's memory from the third on) and with a different pod in every request
 // (a label differs, so every one is rendered). Every request carries the pod as the API server
 // sends it to webhooks: managed fields, and a token volume with a name of its own.
+// The fleet's section (issue 38, DESIGN §12) measures the same two again with the pod's five
+// decorations coming from ClusterPodDecorations that select its namespace by label (50
+// PodDecorations in the namespace, 20 ClusterPodDecorations, 5 of them selecting it:
+// typical-workload.ts, fleetWorld), and how its ratios compare with the all-namespaced ones:
+// cluster decorations must cost no more than namespaced ones. Its servers hold both worlds (a
+// namespace of each) and take the all-namespaced pods too, in turns with the fleet's: two
+// processes of one server differ by up to ~10 % in server CPU per request (JIT and heap layout,
+// measured A/A), more than the difference sought, so the fleet is compared with the
+// all-namespaced pods answered by the same process; the all-namespaced servers' ratios stand
+// beside them.
 // Each server runs in its own process pinned to one core; autocannon drives it from this one
-// (which `make bench` pins to the other core). The three servers are measured in turns, a slice
+// (which `make bench` pins to the other core). The loads are measured in turns, a slice
 // of each in every round (in a rotating order), so that the machine's slow and quiet moments
 // fall on each of them alike: a ratio compares them under the same conditions, not whatever
-// ran on the machine during one server's turn. Every server runs as the image and the chart run
+// ran on the machine during one load's turn. Every server runs as the image and the chart run
 // it (compiled to JavaScript, with the image's node flags: compiled-program.ts; the chart's
 // NODE_OPTIONS and memory limit: chart-runtime.ts); each one's peak RSS over the whole run is kept.
 // With --breakdown it measures instead, at saturation with distinct pods, the parts of the pod
@@ -27,7 +37,8 @@ import { TOKEN_VOLUME_PREFIX } from "../../src/webhook/replica-identity.ts";
 import { webhookServerArgs } from "./compiled-program.ts";
 import { peakRssMiB, spawnAsChartRuns, type ChartProcess, type ChartRuntime } from "./chart-runtime.ts";
 import { percentile } from "./statistics.ts";
-import { asAdmissionSeesIt, generatedTokenVolumeName, podAdmissionReview, typicalPod } from "./typical-workload.ts";
+import { asAdmissionSeesIt, FLEET_NAMESPACE, generatedTokenVolumeName, NAMESPACE, podAdmissionReview, typicalPod } from "./typical-workload.ts";
+import { clusterRatios, type ClusterRatios, type WebhookRatios } from "./webhook-ratios.ts";
 
 export interface LoadFigures {
   rps: number;
@@ -56,14 +67,14 @@ interface ServerFigures {
   peakRssMiB: number;
 }
 
-/** Ratios of the pod webhook's figures to the bare server's in the same run. */
-export interface WebhookRatios {
-  /** pod webhook req/s ÷ bare req/s, both at saturation */
-  throughputRatio: number;
-  /** bare ÷ pod webhook server CPU µs per request at saturation: the ratio one fully available core would give. */
-  cpuThroughputRatio: number;
-  /** Pod webhook ÷ bare server p99 at the fixed rate, from the raw response times (µs resolution). */
-  p99Ratio: number;
+
+/** The pod webhook over the fleet's world (issue 38): its five renders done by ClusterPodDecorations. */
+export interface ClusterWebhookResult extends ClusterRatios {
+  /** The same server's ratios for the all-namespaced pods it answers in turns: what the slowdown compares with. */
+  sameServerNamespaced: WebhookRatios;
+  distinctPods: ClusterRatios & { sameServerNamespaced: WebhookRatios };
+  /** The larger of the two fleet servers' peak RSS (replicas, distinct pods). */
+  peakRssMiB: number;
 }
 
 export interface WebhookBenchResult extends WebhookRatios {
@@ -90,9 +101,18 @@ export interface WebhookBenchResult extends WebhookRatios {
   /** The pod webhook with a different pod in every request. */
   decorateDistinct: ServerFigures;
   bare: ServerFigures;
+  /** The fleet's section: its ratios to the bare server and to the all-namespaced ones. */
+  cluster: ClusterWebhookResult;
+  /** The fleet's servers, replicas and distinct pods: the fleet's pods, and the all-namespaced pods they answer in turns (peakRssMiB: the server's). */
+  decorateCluster: ServerFigures;
+  decorateClusterDistinct: ServerFigures;
+  decorateClusterNamespaced: ServerFigures;
+  decorateClusterNamespacedDistinct: ServerFigures;
 }
 
 type Pods = "replicas" | "distinct";
+/** Which namespace's pods a load sends: the typical world's, or the fleet's (typical-workload.ts). */
+type World = "namespaced" | "fleet";
 
 const SERVER_CORE = "1";
 const CONNECTIONS = 10;
@@ -106,7 +126,7 @@ const SLICES = 5;
 const SLICE_SETTLE_MS = 250;
 const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;
 
-type ServerMode = "decorate" | "bare" | "render" | "render-patch";
+type ServerMode = "decorate" | "decorate-cluster" | "bare" | "render" | "render-patch";
 
 async function startServer(mode: ServerMode): Promise<{ port: number; chart: ChartProcess }> {
   const chart = hasTaskset
@@ -127,20 +147,24 @@ const HASH_MARKER = "@@hash@@";
  * little per request with distinct pods as with replicas (building and serialising a pod per
  * request cost it ~0.1 ms, on the core whose timing the latencies are).
  */
-function reviewPieces(distinct: boolean): string[] {
+function reviewPieces(distinct: boolean, namespace: string): string[] {
   const pod = typicalPod();
+  pod.metadata!.namespace = namespace;
   if (distinct) pod.metadata!.labels!["pod-template-hash"] = `h${HASH_MARKER}`;
   const review = asAdmissionSeesIt(pod);
   const tokenVolume = review.spec!.volumes!.find((volume) => volume.name.startsWith(TOKEN_VOLUME_PREFIX))!.name;
-  return podAdmissionReview(review).replaceAll(tokenVolume, TOKEN_MARKER).split(new RegExp(`(${TOKEN_MARKER}|${HASH_MARKER})`));
+  return podAdmissionReview(review, namespace).replaceAll(tokenVolume, TOKEN_MARKER).split(new RegExp(`(${TOKEN_MARKER}|${HASH_MARKER})`));
 }
 
-const pieces = { replicas: reviewPieces(false), distinct: reviewPieces(true) };
+const pieces: Record<World, Record<Pods, string[]>> = {
+  namespaced: { replicas: reviewPieces(false, NAMESPACE), distinct: reviewPieces(true, NAMESPACE) },
+  fleet: { replicas: reviewPieces(false, FLEET_NAMESPACE), distinct: reviewPieces(true, FLEET_NAMESPACE) },
+};
 
-function body(pods: Pods, serial: number): string {
+function body(pods: Pods, world: World, serial: number): string {
   const tokenVolume = generatedTokenVolumeName();
   let text = "";
-  for (const piece of pieces[pods]) text += piece === TOKEN_MARKER ? tokenVolume : piece === HASH_MARKER ? String(serial) : piece;
+  for (const piece of pieces[world][pods]) text += piece === TOKEN_MARKER ? tokenVolume : piece === HASH_MARKER ? String(serial) : piece;
   return text;
 }
 
@@ -164,7 +188,7 @@ interface Slice {
   times: number[];
 }
 
-function loadSlice(port: number, serverPid: number, options: { durationSeconds: number; overallRate?: number; pods: Pods }): Promise<Slice> {
+function loadSlice(port: number, serverPid: number, options: { durationSeconds: number; overallRate?: number; pods: Pods; world: World }): Promise<Slice> {
   const times: number[] = [];
   const cpuBefore = process.cpuUsage();
   const serverCpuBefore = processCpuMicros(serverPid);
@@ -174,8 +198,8 @@ function loadSlice(port: number, serverPid: number, options: { durationSeconds: 
       url: `https://127.0.0.1:${port}/mutate-pods`,
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: body(options.pods, serial++),
-      requests: [{ setupRequest: (request: object) => ({ ...request, body: body(options.pods, serial++) }) }],
+      body: body(options.pods, options.world, serial++),
+      requests: [{ setupRequest: (request: object) => ({ ...request, body: body(options.pods, options.world, serial++) }) }],
       connections: CONNECTIONS,
       duration: options.durationSeconds,
       ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
@@ -240,36 +264,51 @@ const round = (value: number) => Math.round(value * 100) / 100;
 let serial = 0;
 
 interface Server {
-  pods: Pods;
   port: number;
   child: ChildProcess & { pid: number };
   chart: ChartProcess;
 }
 
-/** `seconds` of load for each server, in SLICES turns each; the order rotates from round to round. */
-async function inTurns(servers: readonly Server[], seconds: number, overallRate: number | undefined): Promise<LoadFigures[]> {
-  const slices = servers.map((): Slice[] => []);
+/** What one server is sent in its turns: a template's replicas or distinct pods, of one world. */
+interface Load {
+  server: Server;
+  pods: Pods;
+  world: World;
+}
+
+/** A server to start, and the loads it takes, each measured on its own in turns with the others. */
+interface ServerSpec {
+  mode: ServerMode;
+  loads: readonly (readonly [Pods, World])[];
+}
+
+/** `seconds` of each load, in SLICES turns each; the order rotates from round to round. */
+async function inTurns(loads: readonly Load[], seconds: number, overallRate: number | undefined): Promise<LoadFigures[]> {
+  const slices = loads.map((): Slice[] => []);
   for (let pass = 0; pass < SLICES; pass++) {
-    for (let turn = 0; turn < servers.length; turn++) {
-      const index = (pass + turn) % servers.length;
-      const server = servers[index]!;
-      slices[index]!.push(await loadSlice(server.port, server.child.pid, { durationSeconds: seconds / SLICES, pods: server.pods, ...(overallRate === undefined ? {} : { overallRate }) }));
+    for (let turn = 0; turn < loads.length; turn++) {
+      const index = (pass + turn) % loads.length;
+      const { server, pods, world } = loads[index]!;
+      slices[index]!.push(await loadSlice(server.port, server.child.pid, { durationSeconds: seconds / SLICES, pods, world, ...(overallRate === undefined ? {} : { overallRate }) }));
     }
   }
   return slices.map((taken) => figures(taken, overallRate));
 }
 
-/** Starts a server for each of `modes`, warms each up, and gives them to `measure`; stops them all after. */
-async function withServers<T>(modes: readonly (readonly [ServerMode, Pods])[], measure: (servers: readonly Server[]) => Promise<T>): Promise<T> {
+/** Starts a server for each spec, warms each of its loads up, and gives the loads (in the specs' order) to `measure`; stops them all after. */
+async function withServers<T>(specs: readonly ServerSpec[], measure: (loads: readonly Load[]) => Promise<T>): Promise<T> {
   const servers: Server[] = [];
+  const loads: Load[] = [];
   try {
-    for (const [mode, pods] of modes) {
+    for (const { mode, loads: taken } of specs) {
       const { port, chart } = await startServer(mode);
-      servers.push({ pods, port, child: chart.child, chart });
+      const server = { port, child: chart.child, chart };
+      servers.push(server);
+      for (const [pods, world] of taken) loads.push({ server, pods, world });
     }
     // Warm-up: JIT, TLS sessions.
-    for (const server of servers) await loadSlice(server.port, server.child.pid, { durationSeconds: 2, pods: server.pods });
-    return await measure(servers);
+    for (const { server, pods, world } of loads) await loadSlice(server.port, server.child.pid, { durationSeconds: 2, pods, world });
+    return await measure(loads);
   } finally {
     for (const { child, chart } of servers) {
       // A server that has exited already (crashed) would never emit "exit" again.
@@ -282,12 +321,41 @@ async function withServers<T>(modes: readonly (readonly [ServerMode, Pods])[], m
   }
 }
 
-async function measureAll(seconds: number): Promise<{ bare: ServerFigures; decorate: ServerFigures; decorateDistinct: ServerFigures; runtime: ChartRuntime }> {
-  return withServers([["bare", "replicas"], ["decorate", "replicas"], ["decorate", "distinct"]], async (servers) => {
-    const saturation = await inTurns(servers, seconds, undefined);
-    const fixedRate = await inTurns(servers, seconds, FIXED_RATE);
-    const of = (index: number): ServerFigures => ({ saturation: saturation[index]!, fixedRate: fixedRate[index]!, peakRssMiB: peakRssMiB(servers[index]!.child.pid) });
-    return { bare: of(0), decorate: of(1), decorateDistinct: of(2), runtime: servers[0]!.chart.runtime };
+interface Measured {
+  bare: ServerFigures;
+  decorate: ServerFigures;
+  decorateDistinct: ServerFigures;
+  decorateCluster: ServerFigures;
+  decorateClusterNamespaced: ServerFigures;
+  decorateClusterDistinct: ServerFigures;
+  decorateClusterNamespacedDistinct: ServerFigures;
+  runtime: ChartRuntime;
+}
+
+/** The servers of the load run and their loads; the fleet's servers take the all-namespaced pods too. */
+const SERVERS: readonly ServerSpec[] = [
+  { mode: "bare", loads: [["replicas", "namespaced"]] },
+  { mode: "decorate", loads: [["replicas", "namespaced"]] },
+  { mode: "decorate", loads: [["distinct", "namespaced"]] },
+  { mode: "decorate-cluster", loads: [["replicas", "fleet"], ["replicas", "namespaced"]] },
+  { mode: "decorate-cluster", loads: [["distinct", "fleet"], ["distinct", "namespaced"]] },
+];
+
+async function measureAll(seconds: number): Promise<Measured> {
+  return withServers(SERVERS, async (loads) => {
+    const saturation = await inTurns(loads, seconds, undefined);
+    const fixedRate = await inTurns(loads, seconds, FIXED_RATE);
+    const of = (index: number): ServerFigures => ({ saturation: saturation[index]!, fixedRate: fixedRate[index]!, peakRssMiB: peakRssMiB(loads[index]!.server.child.pid) });
+    return {
+      bare: of(0),
+      decorate: of(1),
+      decorateDistinct: of(2),
+      decorateCluster: of(3),
+      decorateClusterNamespaced: of(4),
+      decorateClusterDistinct: of(5),
+      decorateClusterNamespacedDistinct: of(6),
+      runtime: loads[0]!.server.chart.runtime,
+    };
   });
 }
 
@@ -300,7 +368,8 @@ const BREAKDOWN: readonly (readonly [ServerMode, Pods, string])[] = [
 
 /** The parts of the pod webhook's work at saturation with distinct pods, in turns with the bare server and the whole. */
 async function breakdown(seconds: number): Promise<{ name: string; figures: LoadFigures }[]> {
-  const saturation = await withServers(BREAKDOWN.map(([mode, pods]) => [mode, pods] as const), (servers) => inTurns(servers, seconds, undefined));
+  const specs = BREAKDOWN.map(([mode, pods]): ServerSpec => ({ mode, loads: [[pods, "namespaced"]] }));
+  const saturation = await withServers(specs, (loads) => inTurns(loads, seconds, undefined));
   return BREAKDOWN.map(([, , name], index) => ({ name, figures: saturation[index]! }));
 }
 
@@ -314,7 +383,8 @@ function ratios(decorate: ServerFigures, bare: ServerFigures): WebhookRatios {
 
 export async function benchWebhook(seconds = 10): Promise<WebhookBenchResult> {
   const loadAverage1m = loadavg()[0]!;
-  const { bare, decorate, decorateDistinct, runtime } = await measureAll(seconds);
+  const { bare, decorate, decorateDistinct, decorateCluster, decorateClusterNamespaced, decorateClusterDistinct, decorateClusterNamespacedDistinct, runtime } = await measureAll(seconds);
+  const sameServer = { replicas: ratios(decorateClusterNamespaced, bare), distinct: ratios(decorateClusterNamespacedDistinct, bare) };
   return {
     ...ratios(decorate, bare),
     p99Ms: decorate.fixedRate.p99Ms,
@@ -332,6 +402,16 @@ export async function benchWebhook(seconds = 10): Promise<WebhookBenchResult> {
     decorate,
     decorateDistinct,
     bare,
+    cluster: {
+      ...clusterRatios(ratios(decorateCluster, bare), sameServer.replicas),
+      sameServerNamespaced: sameServer.replicas,
+      distinctPods: { ...clusterRatios(ratios(decorateClusterDistinct, bare), sameServer.distinct), sameServerNamespaced: sameServer.distinct },
+      peakRssMiB: Math.max(decorateCluster.peakRssMiB, decorateClusterDistinct.peakRssMiB),
+    },
+    decorateCluster,
+    decorateClusterDistinct,
+    decorateClusterNamespaced,
+    decorateClusterNamespacedDistinct,
   };
 }
 
@@ -358,10 +438,22 @@ if (import.meta.main && process.argv.includes("--breakdown")) {
     console.log(row(`pod webhook, replicas, ${FIXED_RATE} req/s`, result.decorate.fixedRate));
     console.log(row(`pod webhook, distinct pods, ${FIXED_RATE} req/s`, result.decorateDistinct.fixedRate));
     console.log(row(`bare server, ${FIXED_RATE} req/s`, result.bare.fixedRate));
+    console.log(row("fleet server: fleet pods, replicas, saturation", result.decorateCluster.saturation));
+    console.log(row("fleet server: all-namespaced pods, replicas, saturation", result.decorateClusterNamespaced.saturation));
+    console.log(row("fleet server: fleet pods, distinct pods, saturation", result.decorateClusterDistinct.saturation));
+    console.log(row("fleet server: all-namespaced pods, distinct pods, saturation", result.decorateClusterNamespacedDistinct.saturation));
+    console.log(row(`fleet server: fleet pods, replicas, ${FIXED_RATE} req/s`, result.decorateCluster.fixedRate));
+    console.log(row(`fleet server: all-namespaced pods, replicas, ${FIXED_RATE} req/s`, result.decorateClusterNamespaced.fixedRate));
+    console.log(row(`fleet server: fleet pods, distinct pods, ${FIXED_RATE} req/s`, result.decorateClusterDistinct.fixedRate));
+    console.log(row(`fleet server: all-namespaced pods, distinct pods, ${FIXED_RATE} req/s`, result.decorateClusterNamespacedDistinct.fixedRate));
     const summary = (name: string, figures: WebhookRatios) =>
       `${name}: throughput ${(figures.throughputRatio * 100).toFixed(1)}% of the bare server's by req/s, ${(figures.cpuThroughputRatio * 100).toFixed(1)}% by server CPU per request; p99 ${figures.p99Ratio}×`;
     console.log(summary("replicas of one pod template", result));
     console.log(summary("a different pod in every request", result.distinctPods));
-    console.log(`peak RSS: pod webhook ${result.decorate.peakRssMiB} MiB (replicas), ${result.decorateDistinct.peakRssMiB} MiB (distinct pods); bare server ${result.bare.peakRssMiB} MiB; NODE_OPTIONS "${result.nodeOptions}", memory limit ${JSON.stringify(result.memoryLimit)}`);
+    const versus = (name: string, figures: ClusterRatios) =>
+      `${summary(name, figures)}; against the all-namespaced pods of the same server: ${figures.slowdownPercent}% slower by req/s, ${figures.cpuSlowdownPercent}% by server CPU, p99 ${figures.p99SlowdownPercent}% higher`;
+    console.log(versus("fleet, replicas", result.cluster));
+    console.log(versus("fleet, a different pod in every request", result.cluster.distinctPods));
+    console.log(`peak RSS: pod webhook ${result.decorate.peakRssMiB} MiB (replicas), ${result.decorateDistinct.peakRssMiB} MiB (distinct pods); fleet ${result.decorateCluster.peakRssMiB} and ${result.decorateClusterDistinct.peakRssMiB} MiB; bare server ${result.bare.peakRssMiB} MiB; NODE_OPTIONS "${result.nodeOptions}", memory limit ${JSON.stringify(result.memoryLimit)}`);
   }
 }
