@@ -59,14 +59,14 @@ export async function namespaceAdminIdentity(namespace: string, name: string, ru
 /**
  * The API server's authorizer learns of new RBAC objects from its own watch, a moment after they
  * are created: a request made at once (or a webhook's SubjectAccessReview for it) may still be
- * refused. Waits until the first verb on the first resource of each rule is allowed.
+ * refused. Waits until the first verb on the first resource (and name) of each rule is allowed.
  */
 async function untilAuthorized(namespace: string, name: string, rules: readonly V1PolicyRule[]): Promise<void> {
   const authorization = apiClient(kubeConfig(), AuthorizationV1Api);
   const user = `system:serviceaccount:${namespace}:${name}`;
   for (const rule of rules) {
     const verb = rule.verbs[0] === "*" ? "create" : rule.verbs[0];
-    const resourceAttributes = { namespace, group: rule.apiGroups?.[0] ?? "", resource: rule.resources?.[0] ?? "", verb };
+    const resourceAttributes = { namespace, group: rule.apiGroups?.[0] ?? "", resource: rule.resources?.[0] ?? "", verb, ...(rule.resourceNames?.[0] === undefined ? {} : { name: rule.resourceNames[0] }) };
     await eventually(async () => {
       const review = await authorization.createSubjectAccessReview({ body: { spec: { user, groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"], resourceAttributes } } });
       return review.status?.allowed === true ? true : undefined;
