@@ -78,6 +78,9 @@ const NODE_CONTROLLERS = [
   "node-lifecycle-controller", "pod-garbage-collector-controller",
   // Storage for CollaSet claims: static PVs bound to claims, and claims and PVs kept while in use.
   "persistentvolume-binder-controller", "persistentvolumeclaim-protection-controller", "persistentvolume-protection-controller",
+  // The built-in ClusterRoles admin, edit and view get their rules by aggregation: a namespace's
+  // admin as a cluster gives one (RoleBinding to admin) may do nothing without it.
+  "clusterrole-aggregation-controller",
 ];
 
 /**

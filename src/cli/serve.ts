@@ -320,11 +320,10 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   const decorationReportsChanged = (namespace: string, names: ReadonlySet<string>) => {
     for (const name of names) podDecorations.enqueue(namespacedKey(namespace, name));
   };
-  const collaSetsController = collaSetController({
-    informers: { collaSets, revisions: collaSetRevisions, pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions, claims, resourceContexts },
+  // What both controllers that move decorated pods share: the decorations' revisions, the lifecycle, the reports.
+  const movingPods = {
     decorationSource,
     client,
-    rolloutReports,
     reportsChanged: decorationReportsChanged,
     cluster: dependencies.fleet,
     events,
@@ -332,20 +331,17 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     clock: realClock,
     logger,
     metrics: dependencies.metrics,
+  };
+  const collaSetsController = collaSetController({
+    ...movingPods,
+    informers: { collaSets, revisions: collaSetRevisions, pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions, claims, resourceContexts },
+    rolloutReports,
   });
   const workloadRollouts = workloadRolloutController({
+    ...movingPods,
     informers: { pods, decorations: dependencies.decorations, decorationRevisions: dependencies.revisions, namespaces },
     webhookScope: admissionScope(dependencies.options.scope),
-    decorationSource,
-    client,
     reports: rolloutReports,
-    reportsChanged: decorationReportsChanged,
-    cluster: dependencies.fleet,
-    events,
-    ...lifecycle,
-    clock: realClock,
-    logger,
-    metrics: dependencies.metrics,
   });
   const transitionRuleReconciles = transitionRuleController({
     informers: { transitionRules, pods, collaSets },
