@@ -96,7 +96,7 @@ describe("reconcileWebhookTrust", () => {
   it("sets back a removed or changed caBundle, with a Warning Event naming the webhooks", async () => {
     const { options, configurations, events } = await world();
     delete configurations.stored.get("MutatingWebhookConfiguration")!.webhooks![0]!.clientConfig.caBundle;
-    configurations.stored.get("ValidatingWebhookConfiguration")!.webhooks![1]!.clientConfig.caBundle = Buffer.from(other.certPem).toString("base64");
+    configurations.stored.get("ValidatingWebhookConfiguration")!.webhooks![2]!.clientConfig.caBundle = Buffer.from(other.certPem).toString("base64");
     expect(await reconcileWebhookTrust(options)).toHaveLength(2);
     for (const configuration of configurations.stored.values()) {
       for (const webhook of configuration.webhooks ?? []) expect(Buffer.from(webhook.clientConfig.caBundle ?? "", "base64").toString()).toBe(ca.certPem);
