@@ -12,14 +12,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { stringify } from "yaml";
-import { createKubeClient } from "../../src/kube/client.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { testImage } from "../node/test-images.ts";
 import { apply, INSTANCE_ID, readCollaSet, TEMPLATE_REVISION } from "../support/collaset-world.ts";
 import { claimTemplate, localVolumes, nodeCollaSet, type NodeCollaSetOptions } from "../support/node-collaset.ts";
-import { clients, eventually, kubeConfig, kubectl, test } from "../support/cluster.ts";
-import { startOperator, type Operator } from "../support/operator.ts";
-import { PodWatch } from "../support/pod-watch.ts";
+import { clients, eventually, kubectl, test } from "../support/cluster.ts";
+import { withOperatorWatching } from "../support/operator.ts";
+import type { PodWatch } from "../support/pod-watch.ts";
 
 const kusion = { group: "apps.kusionstack.io", version: "v1alpha1" };
 const HOLD = "e2e.pod-decorator.io/hold";
@@ -74,16 +73,10 @@ async function release(namespace: string, name: string): Promise<void> {
 }
 
 /** Runs `story` with an operator and a watch of the namespace's pods; releases every held pod after. */
-async function withOperator(namespace: string, args: string[], story: (watch: PodWatch) => Promise<void>): Promise<void> {
-  const operator: Operator = await startOperator({ args });
-  const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
-  try {
-    await story(watch);
-  } finally {
+function withOperator(namespace: string, args: string[], story: (watch: PodWatch) => Promise<void>): Promise<void> {
+  return withOperatorWatching(namespace, { args }, story, async (watch) => {
     for (const pod of watch.pods()) if (pod.metadata?.finalizers?.includes(HOLD) === true) await release(namespace, pod.metadata.name ?? "");
-    await watch.stop();
-    expect(await operator.stop()).toBe(0);
-  }
+  });
 }
 
 describe("CollaSet cases kuperator's suite found, on the real node", () => {

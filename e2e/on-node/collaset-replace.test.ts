@@ -5,13 +5,12 @@
 // surge pod's id alone. Removing the label while the surge pod does not serve deletes it.
 // podUpgradePolicy Replace updates the same way: the new revision's pod first.
 import { describe, expect } from "vitest";
-import { createKubeClient } from "../../src/kube/client.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { testImage } from "../node/test-images.ts";
 import { applyNodeCollaSet } from "../support/node-collaset.ts";
-import { clients, eventually, kubeConfig, kubectl, test } from "../support/cluster.ts";
-import { startOperator } from "../support/operator.ts";
-import { PodWatch } from "../support/pod-watch.ts";
+import { clients, eventually, kubectl, test } from "../support/cluster.ts";
+import { withOperatorWatching } from "../support/operator.ts";
+import type { PodWatch } from "../support/pod-watch.ts";
 
 const kusion = { group: "apps.kusionstack.io", version: "v1alpha1" };
 const TO_REPLACE = "collaset.kusionstack.io/to-replace";
@@ -42,15 +41,8 @@ async function contextIds(namespace: string): Promise<number[] | undefined> {
 }
 
 /** Runs `story` with an operator (PodOpsLifecycle on, no drain delay) and a watch of the namespace's pods. */
-async function withOperator(namespace: string, story: (watch: PodWatch) => Promise<void>): Promise<void> {
-  const operator = await startOperator({ args: ["--lifecycle-drain-delay=0s"] });
-  const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
-  try {
-    await story(watch);
-  } finally {
-    await watch.stop();
-    expect(await operator.stop()).toBe(0);
-  }
+function withOperator(namespace: string, story: (watch: PodWatch) => Promise<void>): Promise<void> {
+  return withOperatorWatching(namespace, { args: ["--lifecycle-drain-delay=0s"] }, story);
 }
 
 describe("CollaSet replace on the real node", () => {

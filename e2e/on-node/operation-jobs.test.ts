@@ -6,14 +6,13 @@
 // deleted after its time to live.
 import { describe, expect } from "vitest";
 import { stringify } from "yaml";
-import { createKubeClient } from "../../src/kube/client.ts";
 import type { Pod } from "../../src/kube/objects.ts";
 import { testImage } from "../node/test-images.ts";
 import { apply, INSTANCE_ID } from "../support/collaset-world.ts";
 import { nodeCollaSet } from "../support/node-collaset.ts";
-import { clients, eventually, kubeConfig, kubectl, test } from "../support/cluster.ts";
-import { startOperator } from "../support/operator.ts";
-import { PodWatch } from "../support/pod-watch.ts";
+import { clients, eventually, kubectl, test } from "../support/cluster.ts";
+import { withOperatorWatching } from "../support/operator.ts";
+import type { PodWatch } from "../support/pod-watch.ts";
 
 const kusion = { group: "apps.kusionstack.io", version: "v1alpha1", plural: "operationjobs" };
 const ORIGIN = "collaset.kusionstack.io/replace-pair-origin-name";
@@ -40,15 +39,8 @@ async function status(namespace: string, name: string): Promise<JobStatus | unde
   }
 }
 
-async function withWorld(namespace: string, story: (watch: PodWatch) => Promise<void>): Promise<void> {
-  const operator = await startOperator();
-  const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
-  try {
-    await story(watch);
-  } finally {
-    await watch.stop();
-    expect(await operator.stop()).toBe(0);
-  }
+function withWorld(namespace: string, story: (watch: PodWatch) => Promise<void>): Promise<void> {
+  return withOperatorWatching(namespace, {}, story);
 }
 
 describe("OperationJob on the real node", () => {

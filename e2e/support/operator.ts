@@ -1,9 +1,11 @@
 // `pod-decorator serve` as a child process against the e2e run's control plane (see
 // serve-process.ts, which benchmarks and the demo share).
-import { inject } from "vitest";
 import { clients, eventually, kubeConfig } from "./cluster.ts";
 import { freePort } from "../controlplane/processes.ts";
 import { isAlreadyExists } from "../../src/kube/errors.ts";
+import { createKubeClient } from "../../src/kube/client.ts";
+import { expect, inject } from "vitest";
+import { PodWatch } from "./pod-watch.ts";
 import { removeWebhookConfigurations as removeFrom, SERVE_NAMESPACE as OPERATOR_NAMESPACE, startServeProcess, troubleLines, type ServeProcess, type ServeProcessOptions } from "./serve-process.ts";
 
 export { freePort, OPERATOR_NAMESPACE, troubleLines };
@@ -22,6 +24,27 @@ export async function startOperator(options: OperatorOptions = {}): Promise<Oper
   const drain = args.some((arg) => arg.startsWith("--lifecycle-drain-delay")) ? [] : ["--lifecycle-drain-delay=0s"];
   await ensureOperatorNamespace();
   return await startServeProcess({ ...options, args: [...drain, ...args], kubeconfig: options.kubeconfig ?? inject("kubeconfig"), adminKubeconfig: inject("kubeconfig") });
+}
+
+/**
+ * Runs `story` with an operator and a watch of `namespace`'s pods; after it, `beforeStop` (e.g.
+ * releasing what the story held), then both stopped, the operator asserted to exit cleanly.
+ */
+export async function withOperatorWatching(
+  namespace: string,
+  options: OperatorOptions,
+  story: (watch: PodWatch) => Promise<void>,
+  beforeStop?: (watch: PodWatch) => Promise<void>,
+): Promise<void> {
+  const operator = await startOperator(options);
+  const watch = await PodWatch.start(createKubeClient(kubeConfig()), namespace);
+  try {
+    await story(watch);
+  } finally {
+    await beforeStop?.(watch);
+    await watch.stop();
+    expect(await operator.stop()).toBe(0);
+  }
 }
 
 /**

@@ -117,21 +117,19 @@ function cpuMs(work: () => void): number {
   return (used.user + used.system) / 1000;
 }
 
-export async function benchScale(podCount: number, decorationCount: number, workloads: number): Promise<ScaleResult> {
-  const population = podPopulation(podCount, { workloads, decorations: decorationCount });
-  let wireBytes = 0;
-  const text = (index: number) => {
-    const pod = population.podText(index);
-    wireBytes += pod.length;
-    return pod;
-  };
-  population.pod(0); // compile what generating a pod needs before the baseline
+/**
+ * `podCount` generated pods listed into a pod cache as `serve` keeps it (projected, indexed by
+ * label, recorded decoration and workload), timed; the heap it retains, measured from a baseline
+ * taken once generating a pod is compiled.
+ */
+async function cachedPods(podCount: number, generate: (index: number) => Pod, text: (index: number) => string) {
+  generate(0);
   collectGarbage();
   const heapBefore = process.memoryUsage().heapUsed;
   const started = performance.now();
   const informer = new Informer<Pod>({
     name: "pods",
-    listWatch: generatedListWatch({ count: podCount, generate: population.pod, text, apiVersion: "v1", kind: "Pod" }),
+    listWatch: generatedListWatch({ count: podCount, generate, text, apiVersion: "v1", kind: "Pod" }),
     transform: podCacheProjection,
     watchdogMs: 3_600_000,
   });
@@ -143,7 +141,18 @@ export async function benchScale(podCount: number, decorationCount: number, work
   collectGarbage();
   const retained = process.memoryUsage().heapUsed - heapBefore;
   if (informer.cache.size !== podCount) throw new Error(`expected ${podCount} cached pods (unique names), got ${informer.cache.size}`);
-  const pods = informer.cache;
+  return { pods: informer.cache, heapBefore, retained, syncSeconds, stop };
+}
+
+export async function benchScale(podCount: number, decorationCount: number, workloads: number): Promise<ScaleResult> {
+  const population = podPopulation(podCount, { workloads, decorations: decorationCount });
+  let wireBytes = 0;
+  const text = (index: number) => {
+    const pod = population.podText(index);
+    wireBytes += pod.length;
+    return pod;
+  };
+  const { pods, heapBefore, retained, syncSeconds, stop } = await cachedPods(podCount, population.pod, text);
 
   const decorations = new Cache<CachedDecoration>();
   for (const pd of population.decorations) decorations.upsert(deepFreeze(structuredClone(pd) as CachedDecoration));
@@ -198,25 +207,9 @@ export async function benchScale(podCount: number, decorationCount: number, work
 /** One ClusterPodDecoration over `podCount` pods of `workloads` workloads in `namespaceCount` namespaces. */
 export async function benchFleetScale(podCount: number, namespaceCount: number, workloads: number): Promise<FleetScaleResult> {
   const population = podPopulation(podCount, { workloads, decorations: 0, fleet: { namespaces: namespaceCount } });
-  population.pod(0);
-  collectGarbage();
-  const heapBefore = process.memoryUsage().heapUsed;
-  const started = performance.now();
-  const informer = new Informer<Pod>({
-    name: "pods",
-    listWatch: generatedListWatch({ count: podCount, generate: population.pod, text: population.podText, apiVersion: "v1", kind: "Pod" }),
-    transform: podCacheProjection,
-    watchdogMs: 3_600_000,
-  });
-  indexPodsForDecorations(informer.cache);
-  indexPodsByWorkload(informer.cache);
-  const stop = await syncInformer(informer);
-  const syncSeconds = (performance.now() - started) / 1000;
-  collectGarbage();
-  const retained = process.memoryUsage().heapUsed - heapBefore;
-  if (informer.cache.size !== podCount) throw new Error(`expected ${podCount} cached pods (unique names), got ${informer.cache.size}`);
+  const { pods, retained, syncSeconds, stop } = await cachedPods(podCount, population.pod, population.podText);
   const fleet = await fleetReconcile({
-    pods: informer.cache,
+    pods,
     namespaces: population.namespaces,
     cpd: population.clusterDecorations[0]!,
     previous: population.previousClusterDecorations[0]!,
