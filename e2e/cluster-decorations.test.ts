@@ -310,6 +310,24 @@ describe("what a namespace's own users cannot do to a ClusterPodDecoration", () 
       expect(heavier.code).not.toBe(0);
       expect(heavier.stderr).toContain(`requires update on it, and ${admin.username} may not update ClusterPodDecoration/${name}`);
 
+      // Two of the namespace's own together: one relabels backend pods as frontend, the other
+      // injects its own proxy into frontend pods, heavier in the cluster decoration's group.
+      const backendOnly = `${name}-backend`.slice(0, 63);
+      await applyObjects([clusterDecoration(backendOnly, namespace, { selector: { matchLabels: { tier: "backend" } }, injectStrategy: { group: "backend-proxy", weight: 10 }, template: sidecar("backend-proxy", "e2e.local/proxy:1") })]);
+      const backendProxy = async () => (await clients().core.createNamespacedPod({ namespace, dryRun: "All", body: { metadata: { name: "backend", labels: { app: "web", tier: "backend" } }, spec: { containers: [{ name: "app", image: "e2e.local/app:1" }] } } })).spec!.containers.find((container) => container.name === "backend-proxy")?.image;
+      try {
+        await eventually(async () => ((await backendProxy()) === "e2e.local/proxy:1" ? true : undefined), 30_000, "the webhook to render backend-proxy into backend pods");
+        const chain = await create([
+          podDecoration(namespace, "app-relabel", { selector: { matchLabels: { tier: "backend" } }, template: { metadata: [{ patchPolicy: "Overwrite", labels: { tier: "frontend" } }] } }),
+          podDecoration(namespace, "zz-takeover", { selector: { matchLabels: { tier: "frontend" } }, injectStrategy: { group: "backend-proxy", weight: 100 }, template: sidecar("backend-proxy", "e2e.local/proxy:2") }),
+        ], admin.kubeconfigPath);
+        expect(chain.code).not.toBe(0);
+        expect(chain.stderr).toContain(`may not update ClusterPodDecoration/${backendOnly}`);
+        expect(await backendProxy()).toBe("e2e.local/proxy:1");
+      } finally {
+        await deleteClusterDecorations(backendOnly);
+      }
+
       // Skipping: a pod that claims to record it already still gets it.
       const revision = (await settledCluster(name, (cpd) => cpd.status?.updatedRevision !== undefined, "its revision")).status!.updatedRevision!;
       const forged = await admin.core.createNamespacedPod({
