@@ -95,7 +95,9 @@ describe("PodTransitionRule on the real node", () => {
       await collaSet(testImage("app", "2"));
       // Asked, refused, asked again 5 s later: the pod waits in its pre-check, still serving.
       await eventually(() => Promise.resolve(requests.length >= 2 ? true : undefined), 60_000, "the webhook asked twice");
-      const held = watch.get(name)!;
+      // While a call is in flight the pod's detail says it waits for the answer; the refusal follows.
+      const refused = (current: Pod | undefined) => (JSON.parse(current?.metadata?.annotations?.["detail.podtransitionrule.kusionstack.io/gate"] ?? "{}") as { rejectInfo?: { reason?: string }[] }).rejectInfo?.[0]?.reason?.includes("msg: not now") === true;
+      const held = await watch.waitFor(() => (refused(watch.get(name)) ? watch.get(name) : undefined), 30_000, "the refusal recorded on the pod");
       expect(held.metadata?.labels?.["pre-check.podopslifecycle.kusionstack.io/collaset"]).toBeDefined();
       expect(held.metadata?.labels?.["pre-checked.podopslifecycle.kusionstack.io/collaset"]).toBeUndefined();
       expect(gate(held)).toBe("True");
