@@ -19,7 +19,7 @@ import { operationJobController } from "../controller/operation-jobs/controller.
 import { operationDelayFor } from "../controller/operation-jobs/delays.ts";
 import type { CachedOperationJob } from "../controller/operation-jobs/reconciler.ts";
 import { RolloutReports } from "../controller/workload-rollout/reports.ts";
-import type { CachedDecoration } from "../controller/poddecoration/reconciler.ts";
+import { storedTemplates, type CachedDecoration } from "../controller/poddecoration/reconciler.ts";
 import { registerRolloutMetrics } from "../controller/poddecoration/rollout-metrics.ts";
 import { CappedBackoff } from "../controller/runtime/backoff.ts";
 import { realClock } from "../controller/runtime/clock.ts";
@@ -283,6 +283,8 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
   }
   const events = new EventRecorder({ sink: client.core.events, component: "pod-decorator", instance: dependencies.identity, logger });
   const rolloutReports = new RolloutReports();
+  // Pods record both kinds: status judges what they run against the revisions of both.
+  const recordedTemplates = storedTemplates(dependencies.revisions.cache, { revisions: dependencies.fleet.informers.revisions.cache, namespace: dependencies.options.namespace });
   const podDecorations = podDecorationController({
     informers: { decorations: dependencies.decorations, revisions: dependencies.revisions, pods, collaSets },
     client,
@@ -294,6 +296,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     metrics: dependencies.metrics,
     bounds: dependencies.options.decorationBounds,
     cluster: dependencies.fleet.decorations,
+    recordedTemplates,
   });
   const clusterPodDecorations = clusterPodDecorationController({
     informers: { clusterDecorations: dependencies.fleet.informers.clusterDecorations, revisions: dependencies.fleet.informers.revisions, pods, namespaces, decorations: dependencies.decorations, collaSets },
@@ -301,6 +304,7 @@ async function runControllers(dependencies: ControllerDependencies, leadership: 
     client,
     releaseNamespace: dependencies.options.namespace,
     rolloutReports,
+    recordedTemplates,
     bounds: dependencies.options.decorationBounds,
     events,
     clock: realClock,

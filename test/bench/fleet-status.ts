@@ -155,7 +155,7 @@ export async function fleetReconcile(options: {
     const decoration = changed();
     const stamp = new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z");
     statusMs.push(cpuMs(() => {
-      const status = fleetStatus(options.pods, decoration, kind.views(decoration), kind.recording(options.pods, decoration), updatedRevision(), TEMPLATE_VALID, stamp, reports, undefined, storedTemplates(revisions, RELEASE_NAMESPACE));
+      const status = fleetStatus(options.pods, decoration, kind.views(decoration), kind.recordingFacts(options.pods, decoration), updatedRevision(), TEMPLATE_VALID, stamp, reports, undefined, storedTemplates(undefined, { revisions, namespace: RELEASE_NAMESPACE }));
       void sameJson(status, decoration.status ?? {});
     }));
     changed();

@@ -11,7 +11,8 @@
 //                object, the next generation), so nothing derived from the old object serves it
 //   full pass    the same for all 1,000 decorations, steady state (statuses stored)
 //   afterPassesMiB  heap retained once the passes ran: the pod cache, what status derives
-//                once per cached pod (statusFacts), and the decorations with their statuses
+//                once per cached pod (statusFacts, held per index bucket), and the decorations
+//                with their statuses
 //   pod event    CPU µs to map one pod event to the decorations to reconcile (through the
 //                decoration cache's selector index), averaged over 10,000 cached pods
 // Then the fleet (issue 38, `fleet` in the output): the same number of pods and workloads spread

@@ -54,7 +54,7 @@ function option(name: string, fallback: number): number {
 export function statusWork(pods: Lister<Pod>, decoration: CachedDecoration, updatedRevision: string | undefined, now: string, template: TemplateOf): PodDecorationStatus | undefined {
   // With the rollout's reports, as serve runs it (none of these pods has a report: nothing is
   // moving), and what each pod runs judged against its recorded revisions' templates.
-  const status = decorationStatus(pods, decoration, updatedRevision, TEMPLATE_VALID, now, NO_REPORTS, undefined, template);
+  const status = decorationStatus(pods, decoration, updatedRevision, TEMPLATE_VALID, now, NO_REPORTS, undefined, (_namespace, name, revision) => template(name, revision));
   return sameJson(status, decoration.status ?? {}) ? undefined : status;
 }
 

@@ -22,6 +22,7 @@ import type { DecorationBounds } from "../../decoration/engine-bounds.ts";
 import { clusterPodDecorationKind, type CachedDecoration } from "./decoration-kinds.ts";
 import { rolloutInputChanged } from "../workload-rollout/controller.ts";
 import { PodDecorationReconciler } from "./reconciler.ts";
+import type { RecordedTemplateOf } from "./status.ts";
 
 export interface ClusterPodDecorationControllerOptions extends ControllerWiring {
   informers: {
@@ -38,6 +39,8 @@ export interface ClusterPodDecorationControllerOptions extends ControllerWiring 
   releaseNamespace: string;
   rolloutReports?: RolloutReports;
   bounds?: DecorationBounds;
+  /** The templates of the revisions pods record, of both kinds (reconciler.ts storedTemplates). */
+  recordedTemplates?: RecordedTemplateOf;
 }
 
 export function clusterPodDecorationController(options: ClusterPodDecorationControllerOptions): Controller {
@@ -58,6 +61,7 @@ export function clusterPodDecorationController(options: ClusterPodDecorationCont
     events: options.events,
     clock: options.clock,
     logger: options.logger.child({ controller: "clusterpoddecoration" }),
+    ...(options.recordedTemplates === undefined ? {} : { recordedTemplates: options.recordedTemplates }),
   });
   const controller = reconcilerController({ ...options, name: "clusterpoddecoration", reconcile: reconciler.reconcile, caches: [clusterDecorations, revisions, pods, namespaces, decorations, collaSets] });
   const enqueue = (cpd: { metadata?: { name?: string | undefined } | undefined }) => controller.enqueue(cpd.metadata?.name ?? "");

@@ -5,6 +5,7 @@ import type { CollaSet } from "../../api/collaset.ts";
 import { podDecorationOwnerOf } from "../../api/owners.ts";
 import { podDecorationKeysForPod } from "./mappers.ts";
 import { PodDecorationReconciler, type CachedDecoration } from "./reconciler.ts";
+import type { RecordedTemplateOf } from "./status.ts";
 import { indexDecorationsBySelector, indexPodsForDecorations } from "./pod-indexes.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import { namespacedKey, type ControllerRevision, type KubeObject, type Pod } from "../../kube/objects.ts";
@@ -28,6 +29,8 @@ export interface PodDecorationControllerOptions extends ControllerWiring {
   cluster?: ClusterDecorations;
   /** The API server's Kubernetes version as serve last read it (named in TemplateValid's messages). */
   kubernetesVersion?: () => string | undefined;
+  /** The templates of the revisions pods record, of both kinds (reconciler.ts storedTemplates). */
+  recordedTemplates?: RecordedTemplateOf;
 }
 
 export function podDecorationController(options: PodDecorationControllerOptions): Controller {
@@ -48,6 +51,7 @@ export function podDecorationController(options: PodDecorationControllerOptions)
     logger: options.logger.child({ controller: "poddecoration" }),
     ...(options.bounds === undefined ? {} : { bounds: options.bounds }),
     kind: podDecorationKind(decorations.cache, options.client.kusion.podDecorations, options.cluster),
+    ...(options.recordedTemplates === undefined ? {} : { recordedTemplates: options.recordedTemplates }),
   });
   const controller = reconcilerController({ ...options, name: "poddecoration", reconcile: reconciler.reconcile, caches: [decorations, revisions, pods, collaSets] });
   enqueueObjects(controller, decorations);

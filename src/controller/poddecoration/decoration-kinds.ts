@@ -13,6 +13,8 @@ import { splitKey, type KubeObject, type Pod } from "../../kube/objects.ts";
 import type { Lister } from "../runtime/cache.ts";
 import type { CachedClusterDecoration, ClusterDecorations } from "../cluster-decorations.ts";
 import { podsRecording, podsRecordingCluster } from "./pod-indexes.ts";
+import { recordingFacts, type StatusFacts } from "./status.ts";
+import { clusterKey, decorationKey } from "../../decoration/decoration-kind.ts";
 
 export type CachedDecoration = PodDecoration & KubeObject;
 
@@ -37,6 +39,8 @@ export interface ReconciledKind {
   fleet: boolean;
   /** The pods that record it, wherever they are. */
   recording(pods: Lister<Pod>, decoration: CachedDecoration): Pod[];
+  /** Their facts (status.ts), held while the pods are unchanged. */
+  recordingFacts(pods: Lister<Pod>, decoration: CachedDecoration): readonly StatusFacts[];
   /** The decorations of a namespace as its pods get them (for its standing there). */
   namespaceDecorations(namespace: string): readonly PodDecoration[];
 }
@@ -57,6 +61,7 @@ export function podDecorationKind(decorations: Lister<CachedDecoration>, client:
     views: (decoration) => [decoration],
     fleet: false,
     recording: (pods, decoration) => podsRecording(pods, decoration),
+    recordingFacts: (pods, decoration) => recordingFacts(pods, decoration.metadata.namespace ?? "", decorationKey(decoration)),
     namespaceDecorations: (namespace) => [...decorations.list(namespace), ...(cluster?.forNamespace(namespace) ?? [])],
   };
 }
@@ -77,6 +82,7 @@ export function clusterPodDecorationKind(cluster: ClusterDecorations, namespaceD
     },
     fleet: true,
     recording: (pods, decoration) => podsRecordingCluster(pods, decoration.metadata.name ?? ""),
+    recordingFacts: (pods, decoration) => recordingFacts(pods, undefined, clusterKey(decoration.metadata.name ?? "")),
     namespaceDecorations,
   };
 }

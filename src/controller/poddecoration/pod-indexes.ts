@@ -13,7 +13,7 @@ import { recordedRevisions } from "../../decoration/recording.ts";
 import { clusterKey, decorationKey, isClusterKey } from "../../decoration/decoration-kind.ts";
 import { isValidSelector } from "../../decoration/selector.ts";
 import type { KubeObject, Pod } from "../../kube/objects.ts";
-import type { IndexFunc, Lister } from "../runtime/cache.ts";
+import { namespaceIndex, type IndexBucket, type IndexFunc, type Lister } from "../runtime/cache.ts";
 
 /** The pod cache's index by label: `namespace\0key` and `namespace\0key=value` for every label. */
 export const podLabelIndex = "labels";
@@ -35,8 +35,8 @@ export const podRecordedDecorationIndexFunc: IndexFunc<Pod> = (pod) => {
   const namespace = pod.metadata?.namespace ?? "";
   const values: string[] = [];
   for (const key of recordedRevisions(pod)?.keys() ?? []) {
-    values.push(`${namespace}\0${key}`);
-    if (isClusterKey(key)) values.push(`\0${key}`);
+    values.push(recordingIndexValue(namespace, key));
+    if (isClusterKey(key)) values.push(recordingIndexValue(undefined, key));
   }
   return values;
 };
@@ -88,15 +88,34 @@ export function indexPodsForDecorations(pods: Lister<Pod>): void {
 export function podsRecording(pods: Lister<Pod>, decoration: PodDecoration): Pod[] {
   const namespace = decoration.metadata.namespace ?? "";
   const key = decorationKey(decoration);
-  if (!pods.hasIndex(podRecordedDecorationIndex)) return pods.list(namespace).filter((pod) => recordedRevisions(pod)?.has(key) === true);
-  return pods.byIndex(podRecordedDecorationIndex, `${namespace}\0${key}`);
+  if (!pods.hasIndex(podRecordedDecorationIndex)) return scanForRecording(pods, namespace, key);
+  return pods.byIndex(podRecordedDecorationIndex, recordingIndexValue(namespace, key));
 }
 
 /** The pods of every namespace that record a ClusterPodDecoration (by name). */
 export function podsRecordingCluster(pods: Lister<Pod>, name: string): Pod[] {
   const key = clusterKey(name);
-  if (!pods.hasIndex(podRecordedDecorationIndex)) return pods.list().filter((pod) => recordedRevisions(pod)?.has(key) === true);
-  return pods.byIndex(podRecordedDecorationIndex, `\0${key}`);
+  if (!pods.hasIndex(podRecordedDecorationIndex)) return scanForRecording(pods, undefined, key);
+  return pods.byIndex(podRecordedDecorationIndex, recordingIndexValue(undefined, key));
+}
+
+/**
+ * The podRecordedDecorationIndex bucket of the pods recording decoration `key` (decoration-kind.ts)
+ * in `namespace`, or in every namespace (a ClusterPodDecoration's): `{ bucket }` (undefined when
+ * none does); undefined without the index (scanForRecording then).
+ */
+export function recordingBucket(pods: Lister<Pod>, namespace: string | undefined, key: string): { bucket: IndexBucket<Pod> | undefined } | undefined {
+  if (!pods.hasIndex(podRecordedDecorationIndex)) return undefined;
+  return { bucket: pods.indexBucket(podRecordedDecorationIndex, recordingIndexValue(namespace, key)) };
+}
+
+/** The pods recording decoration `key` in `namespace` (or any), found by a scan. */
+export function scanForRecording(pods: Lister<Pod>, namespace: string | undefined, key: string): Pod[] {
+  return pods.list(namespace).filter((pod) => recordedRevisions(pod)?.has(key) === true);
+}
+
+function recordingIndexValue(namespace: string | undefined, key: string): string {
+  return namespace === undefined ? `\0${key}` : `${namespace}\0${key}`;
 }
 
 /**
@@ -132,6 +151,21 @@ export function podsForSelector(pods: Lister<Pod>, decoration: PodDecoration): S
   }
   const selected = everyRequirement && choices.length === 1 && isValidSelector(decoration.spec.selector);
   return { pods: narrowest ?? [], selected };
+}
+
+/**
+ * The index bucket holding exactly the pods of the decoration's namespace its selector selects,
+ * when one does: a valid selector of one requirement of one value (matchLabels of one pair, In of
+ * one value, Exists) has its label index bucket, the empty selector its namespace's. `{ bucket }`
+ * (undefined when no pod is filed there); undefined when no one bucket answers it (podsForSelector).
+ */
+export function exactSelection(pods: Lister<Pod>, decoration: PodDecoration): { bucket: IndexBucket<Pod> | undefined } | undefined {
+  if (!pods.hasIndex(podLabelIndex) || !isValidSelector(decoration.spec.selector)) return undefined;
+  const namespace = decoration.metadata.namespace ?? "";
+  const { choices, everyRequirement } = indexChoices(decoration.spec.selector, namespace);
+  if (!everyRequirement || choices.length > 1) return undefined;
+  if (choices.length === 0) return { bucket: pods.indexBucket(namespaceIndex, namespace) };
+  return choices[0]!.length === 1 ? { bucket: pods.indexBucket(podLabelIndex, choices[0]![0]!) } : undefined;
 }
 
 /**

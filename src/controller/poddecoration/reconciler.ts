@@ -21,10 +21,9 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Result } from "../runtime/controller.ts";
 import type { EventRecorder } from "../runtime/event-recorder.ts";
 import { isMatchedPod } from "../../decoration/rollout.ts";
-import { recordedRevisions } from "../../decoration/recording.ts";
-import { decorationKey } from "../../decoration/decoration-kind.ts";
-import { podsForSelector, selectablePods } from "./pod-indexes.ts";
-import { desiredStatus, type StatusPod } from "./status.ts";
+import { decorationKey, isClusterKey } from "../../decoration/decoration-kind.ts";
+import { selectablePods } from "./pod-indexes.ts";
+import { desiredStatus, recordedRevision, selectedFacts, type RecordedTemplateOf, type StatusFacts } from "./status.ts";
 import { WorkloadTally, type WorkloadReports } from "./workload-status.ts";
 import { workloadKeyOfPod } from "../workload-rollout/workloads.ts";
 import { addFinalizerOperation, hasFinalizer, removeFinalizerOperations } from "../finalizers.ts";
@@ -33,7 +32,6 @@ import type { DryRunCreate } from "../../kube/server-dry-run.ts";
 import { validateTemplate } from "./template-validation.ts";
 import { DEFAULT_DECORATION_BOUNDS, type DecorationBounds } from "../../decoration/engine-bounds.ts";
 import { NamespaceStandings, type NamespaceStanding } from "./namespace-standing.ts";
-import type { TemplateOf } from "../../decoration/running-revisions.ts";
 import { storedRevision, type DecorationSource } from "../../decoration/updated-revisions.ts";
 import { podDecorationKind, type CachedDecoration, type ReconciledKind } from "./decoration-kinds.ts";
 import type { ConditionWithoutTime } from "../conditions.ts";
@@ -67,6 +65,12 @@ export interface PodDecorationReconcilerOptions {
   kind?: ReconciledKind;
   /** A namespace's labels (a ClusterPodDecoration's Pod Security standing reads them). */
   namespaceLabels?: (namespace: string) => Readonly<Record<string, string>> | undefined;
+  /**
+   * The templates of the revisions pods record, of both kinds (storedTemplates over both
+   * revision caches), by which status judges what pods run. Absent: this kind's own revisions,
+   * so a pod recording the other kind too is judged anew every pass.
+   */
+  recordedTemplates?: RecordedTemplateOf;
 }
 
 /** A status computed from a stale cache lost its race; the newer object's event reconciles again. */
@@ -233,9 +237,9 @@ export class PodDecorationReconciler {
 
   async #writeStatus(decoration: CachedDecoration, views: readonly PodDecoration[], updatedRevision: string | undefined, templateValid: TemplateCondition, standing: NamespaceStanding): Promise<{ status: PodDecorationStatus; stale: boolean }> {
     const now = new Date(this.#options.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
-    const template = storedTemplates(this.#options.revisions, this.#kind.revisionNamespace(decoration));
+    const template = this.#options.recordedTemplates ?? (this.#kind.fleet ? storedTemplates(undefined, { revisions: this.#options.revisions, namespace: this.#kind.revisionNamespace(decoration) }) : storedTemplates(this.#options.revisions));
     const status = this.#kind.fleet
-      ? fleetStatus(this.#options.pods, decoration, views, this.#kind.recording(this.#options.pods, decoration), updatedRevision, templateValid, now, this.#options.rolloutReports, standing, template)
+      ? fleetStatus(this.#options.pods, decoration, views, this.#kind.recordingFacts(this.#options.pods, decoration), updatedRevision, templateValid, now, this.#options.rolloutReports, standing, template)
       : decorationStatus(this.#options.pods, decoration, updatedRevision, templateValid, now, this.#options.rolloutReports, standing, template);
     return { status, stale: (await writeStatus(this.#kind.client, decoration, status)) === "stale" };
   }
@@ -243,8 +247,8 @@ export class PodDecorationReconciler {
   async #prune(decoration: CachedDecoration, history: readonly StoredRevision[], status: PodDecorationStatus): Promise<void> {
     const key = decorationKey(decoration);
     const inUse = new Set<string>([status.currentRevision, status.updatedRevision].filter((revision) => revision !== undefined));
-    for (const pod of this.#kind.recording(this.#options.pods, decoration)) {
-      const revision = recordedRevisions(pod)?.get(key);
+    for (const facts of this.#kind.recordingFacts(this.#options.pods, decoration)) {
+      const revision = recordedRevision(facts, key);
       if (revision !== undefined) inUse.add(revision);
     }
     await this.#revisions.prune(this.#kind.revisionNamespace(decoration), history, status.updatedRevision, historyLimitOf(decoration), inUse);
@@ -270,14 +274,12 @@ export function decorationStatus(
   now: string,
   reports?: WorkloadReports,
   standing?: NamespaceStanding,
-  template?: TemplateOf,
+  template?: RecordedTemplateOf,
 ): PodDecorationStatus {
   const { namespace = "", name = "" } = decoration.metadata;
-  const selectable = podsForSelector(pods, decoration);
   return desiredStatus({
     decoration,
-    pods: selectable.pods,
-    podsSelected: selectable.selected,
+    selected: selectedFacts(pods, decoration),
     updatedRevision,
     collisionCount: decoration.status?.collisionCount ?? 0,
     templateValid,
@@ -298,20 +300,16 @@ export function fleetStatus(
   pods: Lister<Pod>,
   decoration: CachedDecoration,
   views: readonly PodDecoration[],
-  recording: readonly Pod[],
+  recording: readonly StatusFacts[],
   updatedRevision: string | undefined,
   templateValid: TemplateCondition,
   now: string,
   reports?: WorkloadReports,
   standing?: NamespaceStanding,
-  template?: TemplateOf,
+  template?: RecordedTemplateOf,
 ): ClusterPodDecorationStatus {
-  const matched: StatusPod[] = [];
-  for (const view of views) {
-    const selectable = podsForSelector(pods, view);
-    if (selectable.selected) matched.push(...selectable.pods);
-    else for (const pod of selectable.pods) if (isMatchedPod(view, pod)) matched.push(pod);
-  }
+  const selected: StatusFacts[] = [];
+  for (const view of views) for (const facts of selectedFacts(pods, view)) selected.push(facts);
   const byNamespace = new Map<string, { name: string; matchedPods: number; updatedPods: number; keptPods?: number }>();
   const entry = (namespace: string) => {
     let summary = byNamespace.get(namespace);
@@ -320,8 +318,7 @@ export function fleetStatus(
   };
   const status = desiredStatus({
     decoration,
-    pods: matched,
-    podsSelected: true,
+    selected,
     updatedRevision,
     collisionCount: decoration.status?.collisionCount ?? 0,
     templateValid,
@@ -329,16 +326,15 @@ export function fleetStatus(
     workloads: reports === undefined ? undefined : new WorkloadTally(views.map((view) => view.metadata.namespace ?? ""), decorationKey(decoration), reports),
     standing,
     template,
-    perPod: (pod, updated) => {
-      const summary = entry(pod.metadata?.namespace ?? "");
+    perPod: (facts, updated) => {
+      const summary = entry(facts.namespace);
       summary.matchedPods++;
       if (updated) summary.updatedPods++;
     },
   });
-  const selected = new Set(views.map((view) => view.metadata.namespace ?? ""));
-  for (const pod of recording) {
-    const namespace = pod.metadata?.namespace ?? "";
-    if (selected.has(namespace) || pod.metadata?.deletionTimestamp != null) continue;
+  const selectedNamespaces = new Set(views.map((view) => view.metadata.namespace ?? ""));
+  for (const { namespace, deleting } of recording) {
+    if (selectedNamespaces.has(namespace) || deleting) continue;
     const summary = entry(namespace);
     summary.keptPods = (summary.keptPods ?? 0) + 1;
   }
@@ -382,8 +378,18 @@ function fleetStanding(standings: readonly { namespace: string; standing: Namesp
   };
 }
 
-/** Stored revisions' templates of one namespace, from the ControllerRevision cache. */
-export function storedTemplates(revisions: Lister<ControllerRevision>, namespace: string): TemplateOf {
-  const source: DecorationSource = { decorations: () => [], revisionData: (ns, name) => revisions.get(ns, name)?.data as unknown };
-  return (_decoration, revision) => storedRevision(source, namespace, revision)?.template;
+/**
+ * Stored revisions' templates as pods record them, from the ControllerRevision caches: a
+ * PodDecoration's in the pod's namespace (`namespaced`), a ClusterPodDecoration's in the release
+ * namespace (`cluster`). A kind whose cache is not given is not found: its records cannot be
+ * judged, and the answer is not kept (status.ts).
+ */
+export function storedTemplates(namespaced: Lister<ControllerRevision> | undefined, cluster?: { revisions: Lister<ControllerRevision>; namespace: string }): RecordedTemplateOf {
+  const source = (revisions: Lister<ControllerRevision>): DecorationSource => ({ decorations: () => [], revisionData: (namespace, name) => revisions.get(namespace, name)?.data as unknown });
+  const own = namespaced === undefined ? undefined : source(namespaced);
+  const clusterSource = cluster === undefined ? undefined : source(cluster.revisions);
+  return (namespace, decoration, revision) => {
+    if (isClusterKey(decoration)) return clusterSource === undefined ? undefined : storedRevision(clusterSource, cluster!.namespace, revision)?.template;
+    return own === undefined ? undefined : storedRevision(own, namespace, revision)?.template;
+  };
 }

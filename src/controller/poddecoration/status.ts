@@ -1,9 +1,13 @@
 // The PodDecoration status the controller wants (DESIGN §2, §5), computed from cached pods.
 // Pure: the reconciler compares it with the stored status and writes only a difference.
 import type { Condition } from "../../api/kubernetes.ts";
-import type { PodDecoration, PodDecorationStatus } from "../../api/poddecoration.ts";
+import type { PodDecoration, PodDecorationStatus, PodDecorationTemplate } from "../../api/poddecoration.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
 import { isLivePod, isMatchedPod, isPodReady, type PodLike } from "../../decoration/rollout.ts";
+import { selectorMatches } from "../../decoration/selector.ts";
+import type { Pod } from "../../kube/objects.ts";
+import type { IndexBucket, Lister } from "../runtime/cache.ts";
+import { exactSelection, podsForSelector, recordingBucket, scanForRecording } from "./pod-indexes.ts";
 import { withTransition } from "../conditions.ts";
 import { collaSetOwnerOf, workloadOf } from "../../api/owners.ts";
 import { workloadKey } from "../workload-rollout/workloads.ts";
@@ -49,9 +53,11 @@ export interface StatusInput {
    * Pods of the decoration's namespace, at least every one its selector matches (others are
    * skipped). Cached pods, never mutated: what status reads of each is derived once per object.
    */
-  pods: readonly StatusPod[];
+  pods?: readonly StatusPod[];
   /** Every pod given is of the decoration's namespace and satisfies its selector (the label index answered it exactly). */
   podsSelected?: boolean;
+  /** Instead of `pods`: the facts of the pods its selector selects (selectedFacts), live or not. */
+  selected?: readonly StatusFacts[];
   updatedRevision: string | undefined;
   collisionCount: number;
   /** The TemplateValid condition as last determined (without times). */
@@ -65,27 +71,46 @@ export interface StatusInput {
    * A stored revision's template: a pod counts as on a revision only while it runs what the
    * revision gives (running-revisions.ts), as the planners judge it. Absent: records count.
    */
-  template?: TemplateOf | undefined;
+  template?: RecordedTemplateOf | undefined;
   /** Told of every matched pod, in the same pass (a ClusterPodDecoration's per-namespace summary). */
-  perPod?: ((pod: StatusPod, updated: boolean) => void) | undefined;
+  perPod?: ((facts: StatusFacts, updated: boolean) => void) | undefined;
 }
+
+/**
+ * A stored revision's template as a pod records it: (the pod's namespace, decoration key,
+ * revision). A namespaced decoration's revisions are in the pod's namespace, a cluster one's in
+ * the release namespace; a pod may record both kinds.
+ */
+export type RecordedTemplateOf = (namespace: string, decoration: string, revision: string) => PodDecorationTemplate | undefined;
 
 /** What status reads of a pod: the same for every decoration. */
 export interface StatusFacts {
-  name: string;
+  /** The cached object they were read from. */
+  readonly pod: StatusPod;
+  readonly name: string;
+  readonly namespace: string;
   /** Neither being deleted nor terminal (isLivePod). */
-  live: boolean;
+  readonly live: boolean;
+  /** Being deleted. */
+  readonly deleting: boolean;
   /**
    * The revisions annotation as decoration name, revision, name, revision…; null when the pod
    * has none (it escaped the webhook). One flat list: read for every pod of every decoration,
    * it is one object in memory where a Map is several.
    */
-  recorded: readonly string[] | null;
-  ready: boolean;
-  /** The controlling CollaSet's name. */
-  collaSet: string | undefined;
+  readonly recorded: readonly string[] | null;
+  readonly ready: boolean;
+  /** The controlling CollaSet's name, and `namespace/name` (how a ClusterPodDecoration's details name it). */
+  readonly collaSet: string | undefined;
+  readonly namespacedCollaSet: string | undefined;
   /** Its workload's key: a CollaSet's, or another owner's (the rollout to pods of other owners). */
-  workload: string;
+  readonly workload: string;
+  /**
+   * The decorations whose recorded revision it does not run (driftedDecorations), once every
+   * template that needs was stored: a ControllerRevision's data never changes under its name,
+   * so the answer stands while the pod object does.
+   */
+  drifted: ReadonlySet<string> | undefined;
 }
 
 // At 100,000 pods a decoration change re-reads tens of thousands of pods: reading their
@@ -93,44 +118,92 @@ export interface StatusFacts {
 // Keyed by the cached object: a changed pod is a new object, so its facts are derived afresh.
 const factsByPod = new WeakMap<StatusPod, StatusFacts>();
 
+// Strings many pods share (namespaces, CollaSets, workload keys, decoration keys, revisions), one
+// object each: a pass compares them by pointer and reads one place in memory, where each pod's
+// own copy (parsed from its annotation, built from its owner) is another object to reach. Bounded:
+// once full it starts again, which costs only the sharing.
+const sharedStrings = new Map<string, string>();
+const SHARED_STRINGS_LIMIT = 100_000;
+
+function shared(value: string): string {
+  const known = sharedStrings.get(value);
+  if (known !== undefined) return known;
+  if (sharedStrings.size >= SHARED_STRINGS_LIMIT) sharedStrings.clear();
+  sharedStrings.set(value, value);
+  return value;
+}
+
 export function statusFacts(pod: StatusPod): StatusFacts {
   let facts = factsByPod.get(pod);
   if (facts === undefined) {
-    const collaSet = collaSetOwnerOf(pod)?.name;
+    const namespace = shared(pod.metadata?.namespace ?? "");
+    const owner = collaSetOwnerOf(pod)?.name;
+    const collaSet = owner === undefined ? undefined : shared(owner);
     const recorded = recordedRevisions(pod);
     facts = {
+      pod,
       name: pod.metadata?.name ?? "",
+      namespace,
       live: isLivePod(pod),
-      recorded: recorded === null ? null : [...recorded].flat(),
+      deleting: pod.metadata?.deletionTimestamp != null,
+      recorded: recorded === null ? null : [...recorded].flat().map(shared),
       ready: isPodReady(pod),
       collaSet,
-      workload: workloadKey(pod.metadata?.namespace ?? "", workloadOf(pod)),
+      namespacedCollaSet: collaSet === undefined ? undefined : shared(`${namespace}/${collaSet}`),
+      workload: shared(workloadKey(namespace, workloadOf(pod))),
+      drifted: undefined,
     };
     factsByPod.set(pod, facts);
   }
   return facts;
 }
 
-// What a pod drifted from, per cached object: a ControllerRevision's data never changes under its
-// name, so the answer stands while the pod object does — once every template it needs is stored.
-const driftedByPod = new WeakMap<StatusPod, ReadonlySet<string>>();
+// The facts of an index bucket's pods, while the bucket is unchanged. A status pass after a spec
+// change reads every pod the decoration selects: at 100,000 pods, reaching each cached pod object
+// again (for its facts, its namespace) was most of it — memory latency, not work. An array of
+// facts is read in order; a pod event in a namespace makes only its buckets read anew.
+const factsByBucket = new WeakMap<IndexBucket<StatusPod>, { version: number; facts: readonly StatusFacts[] }>();
+
+/** The facts of the pods in an index bucket (pod-indexes.ts), derived again only after it changed. */
+export function bucketFacts(bucket: IndexBucket<StatusPod> | undefined): readonly StatusFacts[] {
+  if (bucket === undefined) return [];
+  let known = factsByBucket.get(bucket);
+  if (known?.version !== bucket.version) factsByBucket.set(bucket, (known = { version: bucket.version, facts: Array.from(bucket.objects, statusFacts) }));
+  return known.facts;
+}
+
+/** The facts of the pods a decoration's selector selects in its namespace, live or not. */
+export function selectedFacts(pods: Lister<Pod>, decoration: PodDecoration): readonly StatusFacts[] {
+  const exact = exactSelection(pods, decoration);
+  if (exact !== undefined) return bucketFacts(exact.bucket);
+  const selectable = podsForSelector(pods, decoration);
+  const selected = selectable.selected ? selectable.pods : selectable.pods.filter((pod) => (pod.metadata?.namespace ?? "") === (decoration.metadata.namespace ?? "") && selectorMatches(decoration.spec.selector, pod.metadata?.labels));
+  return selected.map(statusFacts);
+}
+
+/** The facts of the pods recording decoration `key` (decoration-kind.ts) in `namespace`, or in every namespace. */
+export function recordingFacts(pods: Lister<Pod>, namespace: string | undefined, key: string): readonly StatusFacts[] {
+  const recording = recordingBucket(pods, namespace, key);
+  return recording === undefined ? scanForRecording(pods, namespace, key).map(statusFacts) : bucketFacts(recording.bucket);
+}
+
 const NONE: ReadonlySet<string> = new Set();
 
 /** The decorations whose recorded revision the pod does not run (in any part: running-revisions.ts). */
-export function driftedDecorations(pod: StatusPod, facts: StatusFacts, template: TemplateOf): ReadonlySet<string> {
-  const known = driftedByPod.get(pod);
-  if (known !== undefined) return known;
+export function driftedDecorations(facts: StatusFacts, recordedTemplate: RecordedTemplateOf): ReadonlySet<string> {
+  if (facts.drifted !== undefined) return facts.drifted;
   const recorded = facts.recorded;
   if (recorded === null || recorded.length === 0) return NONE;
+  const template: TemplateOf = (decoration, revision) => recordedTemplate(facts.namespace, decoration, revision);
   const revisions = new Map<string, string>();
   let complete = true;
   for (let index = 0; index < recorded.length; index += 2) {
     revisions.set(recorded[index]!, recorded[index + 1]!);
     if (template(recorded[index]!, recorded[index + 1]!) === undefined) complete = false;
   }
-  const drifts = revisionDrifts(pod, revisions, template);
+  const drifts = revisionDrifts(facts.pod, revisions, template);
   const drifted = drifts.size === 0 ? NONE : new Set(drifts.keys());
-  if (complete) driftedByPod.set(pod, drifted);
+  if (complete) facts.drifted = drifted;
   return drifted;
 }
 
@@ -143,9 +216,10 @@ export function recordedRevision(facts: StatusFacts, name: string): string | und
 }
 
 export function desiredStatus(input: StatusInput): PodDecorationStatus {
-  const { decoration, updatedRevision } = input;
+  const { decoration } = input;
   // The decoration as pods record it (decoration-kind.ts); a cluster one's CollaSets are of many namespaces.
-  const name = decorationKey(decoration);
+  const name = shared(decorationKey(decoration));
+  const updatedRevision = input.updatedRevision === undefined ? undefined : shared(input.updatedRevision);
   const fleet = isClusterDecoration(decoration);
   let matched = 0;
   let injected = 0;
@@ -156,26 +230,24 @@ export function desiredStatus(input: StatusInput): PodDecorationStatus {
   let detailBytes = 0;
   let detailPods = 0;
 
-  // Pods the selector is known to select are matched when live, unless the decoration goes.
-  const podsSelected = input.podsSelected === true;
-  const pods = podsSelected && decoration.metadata.deletionTimestamp != null ? [] : input.pods;
-  for (const pod of pods) {
-    const facts = podsSelected || isMatchedPod(decoration, pod) ? statusFacts(pod) : undefined;
-    if (facts?.live !== true) continue;
+  // Pods the selector selects are matched when live, unless the decoration goes.
+  const selected = decoration.metadata.deletionTimestamp != null ? [] : input.selected ?? (input.podsSelected === true ? (input.pods ?? []).map(statusFacts) : (input.pods ?? []).filter((pod) => isMatchedPod(decoration, pod)).map(statusFacts));
+  for (const facts of selected) {
+    if (!facts.live) continue;
     matched++;
     const { name: podName, recorded, ready, collaSet, workload } = facts;
     const revision = recordedRevision(facts, name);
     if (revision !== undefined) injected++;
     // On the updated revision: recorded, and run (DESIGN §10: what pods run is what counts).
-    const isUpdated = revision !== undefined && revision === updatedRevision && (input.template === undefined || !driftedDecorations(pod, facts, input.template).has(name));
+    const isUpdated = revision !== undefined && revision === updatedRevision && (input.template === undefined || !driftedDecorations(facts, input.template).has(name));
     if (isUpdated) {
       updated++;
       if (ready) updatedReady++;
     }
     input.workloads?.matched(workload, podName, isUpdated);
-    input.perPod?.(pod, isUpdated);
+    input.perPod?.(facts, isUpdated);
     if (collaSet !== undefined) {
-      const detailKey = fleet ? `${pod.metadata?.namespace ?? ""}/${collaSet}` : collaSet;
+      const detailKey = fleet ? facts.namespacedCollaSet! : collaSet;
       let detail = details.get(detailKey);
       if (detail === undefined) details.set(detailKey, (detail = { affectedReplicas: 0, pods: [] }));
       detail.affectedReplicas++;

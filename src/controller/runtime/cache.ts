@@ -20,6 +20,16 @@ export function controlledByKey(owner: KubeObject): string {
   return `${owner.metadata?.namespace ?? ""}/${owner.metadata?.uid ?? ""}`;
 }
 
+/**
+ * The objects filed under one index value, live, and a number that changes whenever they do
+ * (unique over the cache's life, a bucket made anew included): what a reader derives from the
+ * objects holds while the number does. The same bucket object while it has objects.
+ */
+export interface IndexBucket<T> {
+  readonly objects: ReadonlySet<T>;
+  readonly version: number;
+}
+
 /** What readers of a cache may do: look up, never write. */
 export interface Lister<T extends KubeObject> {
   get(namespace: string | undefined, name: string): T | undefined;
@@ -32,6 +42,8 @@ export interface Lister<T extends KubeObject> {
   addIndex(name: string, indexFunc: IndexFunc<T>): void;
   hasIndex(name: string): boolean;
   byIndex(name: string, value: string): T[];
+  /** The objects under `value`, live and versioned; undefined when there are none. */
+  indexBucket(name: string, value: string): IndexBucket<T> | undefined;
   indexKeys(name: string, value: string): string[];
 }
 
@@ -39,7 +51,9 @@ export class Cache<T extends KubeObject> implements Lister<T> {
   readonly #items = new Map<string, T>();
   readonly #indexFuncs = new Map<string, IndexFunc<T>>();
   /** index name → value → objects */
-  readonly #indexes = new Map<string, Map<string, Set<T>>>();
+  readonly #indexes = new Map<string, Map<string, { objects: Set<T>; version: number }>>();
+  /** Changes to index buckets so far: each change gives its bucket the next number. */
+  #bucketChanges = 0;
 
   constructor() {
     this.addIndex(namespaceIndex, (object) => [object.metadata?.namespace ?? ""]);
@@ -84,7 +98,13 @@ export class Cache<T extends KubeObject> implements Lister<T> {
   byIndex(name: string, value: string): T[] {
     const index = this.#indexes.get(name);
     if (index === undefined) throw new Error(`no index named ${JSON.stringify(name)}`);
-    return [...(index.get(value) ?? [])];
+    return [...(index.get(value)?.objects ?? [])];
+  }
+
+  indexBucket(name: string, value: string): IndexBucket<T> | undefined {
+    const index = this.#indexes.get(name);
+    if (index === undefined) throw new Error(`no index named ${JSON.stringify(name)}`);
+    return index.get(value);
   }
 
   indexKeys(name: string, value: string): string[] {
@@ -113,9 +133,10 @@ export class Cache<T extends KubeObject> implements Lister<T> {
   #file(name: string, indexFunc: IndexFunc<T>, object: T): void {
     const index = this.#indexes.get(name)!;
     for (const value of indexFunc(object)) {
-      let objects = index.get(value);
-      if (objects === undefined) index.set(value, (objects = new Set()));
-      objects.add(object);
+      let bucket = index.get(value);
+      if (bucket === undefined) index.set(value, (bucket = { objects: new Set(), version: 0 }));
+      bucket.objects.add(object);
+      bucket.version = ++this.#bucketChanges;
     }
   }
 
@@ -124,9 +145,11 @@ export class Cache<T extends KubeObject> implements Lister<T> {
     for (const [name, indexFunc] of this.#indexFuncs) {
       const index = this.#indexes.get(name)!;
       for (const value of indexFunc(object)) {
-        const objects = index.get(value);
-        objects?.delete(object);
-        if (objects?.size === 0) index.delete(value);
+        const bucket = index.get(value);
+        if (bucket === undefined) continue;
+        bucket.objects.delete(object);
+        bucket.version = ++this.#bucketChanges;
+        if (bucket.objects.size === 0) index.delete(value);
       }
     }
   }

@@ -7,7 +7,8 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import type { PodDecoration } from "../../../src/api/poddecoration.ts";
-import { POD_DECORATION_FINALIZER, PodDecorationReconciler, type CachedDecoration } from "../../../src/controller/poddecoration/reconciler.ts";
+import { POD_DECORATION_FINALIZER, PodDecorationReconciler, storedTemplates, type CachedDecoration } from "../../../src/controller/poddecoration/reconciler.ts";
+import { clusterKey } from "../../../src/decoration/decoration-kind.ts";
 import { formatRevisionsAnnotation, REVISIONS_ANNOTATION } from "../../../src/decoration/recording.ts";
 import type { DryRunCreate, DryRunVerdict } from "../../../src/kube/server-dry-run.ts";
 import type { ControllerRevision, KubeObject, Pod } from "../../../src/kube/objects.ts";
@@ -271,5 +272,39 @@ describe("PodDecoration reconciler", () => {
     harness.decorations.upsert({ ...again, metadata: { ...again.metadata, uid: "uid-certs-2", generation: 1, resourceVersion: "900", finalizers: [POD_DECORATION_FINALIZER] } } as CachedDecoration);
     await harness.reconcile();
     expect(harness.dryRuns).toHaveLength(2);
+  });
+});
+
+describe("storedTemplates", () => {
+  // What status judges pods by: a pod records its namespace's PodDecorations and the
+  // ClusterPodDecorations selecting it, whose revisions live in the release namespace.
+  const stored = (namespace: string, name: string, image: string): ControllerRevision => ({
+    apiVersion: "apps/v1",
+    kind: "ControllerRevision",
+    metadata: { name, namespace },
+    data: revisionData({ ...decoration(image), metadata: { name: "certs", namespace } }),
+    revision: 1,
+  });
+
+  it("reads a PodDecoration's revision in the pod's namespace and a ClusterPodDecoration's in the release namespace", () => {
+    const namespaced = new FrozenCache<ControllerRevision>();
+    namespaced.upsert(stored("shop", "certs-1", "envoy:1"));
+    namespaced.upsert(stored("pod-decorator-system", "certs-1", "envoy:wrong"));
+    const cluster = new FrozenCache<ControllerRevision>();
+    cluster.upsert(stored("pod-decorator-system", "mesh-1", "envoy:2"));
+    cluster.upsert(stored("shop", "mesh-1", "envoy:wrong"));
+    const template = storedTemplates(namespaced, { revisions: cluster, namespace: "pod-decorator-system" });
+    expect(template("shop", "certs", "certs-1")?.containers?.[0]?.image).toBe("envoy:1");
+    expect(template("shop", clusterKey("mesh"), "mesh-1")?.containers?.[0]?.image).toBe("envoy:2");
+    expect(template("other", "certs", "certs-1")).toBeUndefined();
+    expect(template("shop", clusterKey("mesh"), "certs-1")).toBeUndefined();
+  });
+
+  it("finds nothing of a kind whose cache it is not given", () => {
+    const revisions = new FrozenCache<ControllerRevision>();
+    revisions.upsert(stored("shop", "certs-1", "envoy:1"));
+    revisions.upsert(stored("pod-decorator-system", "mesh-1", "envoy:2"));
+    expect(storedTemplates(revisions)("shop", clusterKey("mesh"), "mesh-1")).toBeUndefined();
+    expect(storedTemplates(undefined, { revisions, namespace: "pod-decorator-system" })("shop", "certs", "certs-1")).toBeUndefined();
   });
 });

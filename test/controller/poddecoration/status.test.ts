@@ -5,13 +5,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { PodDecoration } from "../../../src/api/poddecoration.ts";
 import { indexPodsForDecorations, podsForSelector } from "../../../src/controller/poddecoration/pod-indexes.ts";
-import { desiredStatus, POD_DETAIL_BUDGET_BYTES, statusFacts, type StatusPod } from "../../../src/controller/poddecoration/status.ts";
+import { desiredStatus, POD_DETAIL_BUDGET_BYTES, selectedFacts, statusFacts, type RecordedTemplateOf, type StatusPod } from "../../../src/controller/poddecoration/status.ts";
 import { formatRevisionsAnnotation, REVISIONS_ANNOTATION } from "../../../src/decoration/recording.ts";
 import type { Pod } from "../../../src/kube/objects.ts";
 import { WorkloadTally } from "../../../src/controller/poddecoration/workload-status.ts";
 import { RolloutReports } from "../../../src/controller/workload-rollout/reports.ts";
 import { workloadKeyOfPod } from "../../../src/controller/workload-rollout/workloads.ts";
 import { FrozenCache } from "../frozen-cache.ts";
+import { clusterKey } from "../../../src/decoration/decoration-kind.ts";
 
 const REVISION = "certs-6d9f7c8b4";
 const TEMPLATE_VALID = { type: "TemplateValid", status: "True", reason: "DryRunAccepted", message: "ok" } as const;
@@ -170,12 +171,16 @@ describe("what status derives once per cached pod", () => {
     expect(statusFacts(before).ready).toBe(false);
   });
 
-  it("counts what the pods say now, however the cached pods change (also through the label index)", () => {
-    // Each decoration with what its selector selects, and the status its pods' shapes make.
-    const decorations: [PodDecoration, (shape: PodShape) => boolean][] = [
-      [decoration(), (shape) => shape.app === "web"],
-      [decoration({ selector: { matchExpressions: [{ key: "app", operator: "Exists" }] } }), () => true],
-      [{ ...decoration(), metadata: { name: "mesh", namespace: "shop", generation: 3 } }, (shape) => shape.app === "web"],
+  it("counts what the pods say now, however the cached pods change (also through the label index, and the facts it holds per bucket)", () => {
+    // Each decoration with what its selector selects (the status its pods' shapes make), and
+    // whether podsForSelector says the label index answers it exactly. For the held facts, `{}`
+    // is answered by the namespace's bucket, In of two values by no one bucket (the union of two).
+    const decorations: [PodDecoration, (shape: PodShape) => boolean, boolean][] = [
+      [decoration(), (shape) => shape.app === "web", true],
+      [decoration({ selector: { matchExpressions: [{ key: "app", operator: "Exists" }] } }), () => true, true],
+      [{ ...decoration(), metadata: { name: "mesh", namespace: "shop", generation: 3 } }, (shape) => shape.app === "web", true],
+      [decoration({ selector: {} }), () => true, false],
+      [decoration({ selector: { matchExpressions: [{ key: "app", operator: "In", values: ["web", "db"] }] } }), (shape) => shape.app === "web", true],
     ];
     const expected = (pd: PodDecoration, selects: (shape: PodShape) => boolean, shapes: ReadonlyMap<string, PodShape>) => {
       const counts = { matchedPods: 0, injectedPods: 0, updatedPods: 0, updatedReadyPods: 0 };
@@ -210,16 +215,54 @@ describe("what status derives once per cached pod", () => {
         // Round 0 derives every pod's facts; later rounds change some pods, the status must follow.
         for (const round of [[], ...rounds]) {
           for (const [index, shape] of round) place(index, shape);
-          for (const [pd, selects] of decorations) {
-            expect(statusOf(pd, pods.list())).toMatchObject(expected(pd, selects, shapes));
+          for (const [pd, selects, answeredExactly] of decorations) {
+            const status = statusOf(pd, pods.list());
+            expect(status).toMatchObject(expected(pd, selects, shapes));
             // The index answers these selectors exactly: the status skips the selector.
             const selectable = podsForSelector(pods, pd);
-            expect(selectable.selected).toBe(true);
-            expect(desiredStatus({ decoration: pd, pods: selectable.pods, podsSelected: true, updatedRevision: REVISION, collisionCount: 0, templateValid: TEMPLATE_VALID, now: "2026-11-24T00:00:00Z" })).toEqual(statusOf(pd, pods.list()));
+            expect(selectable.selected).toBe(answeredExactly);
+            if (answeredExactly) {
+              expect(desiredStatus({ decoration: pd, pods: selectable.pods, podsSelected: true, updatedRevision: REVISION, collisionCount: 0, templateValid: TEMPLATE_VALID, now: "2026-11-24T00:00:00Z" })).toEqual(status);
+            }
+            // As the reconciler reads them: facts held per index bucket, derived again once it changed.
+            expect(desiredStatus({ decoration: pd, selected: selectedFacts(pods, pd), updatedRevision: REVISION, collisionCount: 0, templateValid: TEMPLATE_VALID, now: "2026-11-24T00:00:00Z" })).toEqual(status);
           }
         }
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("what pods run, judged against the revisions they record", () => {
+  // A pod of a fleet records its namespace's PodDecorations and ClusterPodDecorations: judged
+  // against both kinds' revisions, the answer is kept while the pod object is unchanged.
+  const records = [{ name: "certs", revision: REVISION }, { name: clusterKey("mesh"), revision: "mesh-1" }];
+  const judged = (template: RecordedTemplateOf) => {
+    const pods = new FrozenCache<Pod>();
+    indexPodsForDecorations(pods);
+    pods.upsert(shapedPod("web-0", { app: "web", phase: "Running", deleting: false, ready: true, collaSet: "web", recorded: records }));
+    const asked: string[] = [];
+    const counting: RecordedTemplateOf = (namespace, decoration, revision) => {
+      asked.push(`${namespace} ${decoration} ${revision}`);
+      return template(namespace, decoration, revision);
+    };
+    const pass = () => desiredStatus({ decoration: decoration(), selected: selectedFacts(pods, decoration()), updatedRevision: REVISION, collisionCount: 0, templateValid: TEMPLATE_VALID, now: "2026-11-24T00:00:00Z", template: counting });
+    return { first: { status: pass(), asked: asked.splice(0) }, second: { status: pass(), asked: asked.splice(0) } };
+  };
+
+  it("judges a pod recording both kinds once while it is unchanged, when both kinds' templates are found", () => {
+    const { first, second } = judged((namespace, decoration, revision) => (namespace === "shop" && ((decoration === "certs" && revision === REVISION) || (decoration === clusterKey("mesh") && revision === "mesh-1")) ? {} : undefined));
+    // Each record is asked for twice: whether it is stored, then for the judgement itself.
+    expect(first.asked.sort()).toEqual([`shop ${clusterKey("mesh")} mesh-1`, `shop ${clusterKey("mesh")} mesh-1`, `shop certs ${REVISION}`, `shop certs ${REVISION}`]);
+    expect(second.asked).toEqual([]);
+    expect(second.status).toEqual(first.status);
+  });
+
+  it("judges it again every pass while one of them is not found (nothing is kept that could not be judged)", () => {
+    const { first, second } = judged((_namespace, decoration) => (decoration === "certs" ? {} : undefined));
+    expect(first.asked).toHaveLength(4);
+    expect(second.asked).toEqual(first.asked);
+    expect(second.status).toEqual(first.status);
   });
 });
