@@ -158,18 +158,16 @@ export function statusFacts(pod: StatusPod): StatusFacts {
   return facts;
 }
 
-// The facts of an index bucket's pods, while the bucket is unchanged. A status pass after a spec
-// change reads every pod the decoration selects: at 100,000 pods, reaching each cached pod object
-// again (for its facts, its namespace) was most of it — memory latency, not work. An array of
-// facts is read in order; a pod event in a namespace makes only its buckets read anew.
-const factsByBucket = new WeakMap<IndexBucket<StatusPod>, { version: number; facts: readonly StatusFacts[] }>();
-
-/** The facts of the pods in an index bucket (pod-indexes.ts), derived again only after it changed. */
+/**
+ * The facts of the pods in an index bucket (pod-indexes.ts), held by the bucket until it changes.
+ * A status pass after a spec change reads every pod the decoration selects: at 100,000 pods,
+ * reaching each cached pod object again (for its facts, its namespace) was most of it — memory
+ * latency, not work. An array of facts is read in order; a pod event makes only its buckets
+ * derive theirs anew.
+ */
 export function bucketFacts(bucket: IndexBucket<StatusPod> | undefined): readonly StatusFacts[] {
   if (bucket === undefined) return [];
-  let known = factsByBucket.get(bucket);
-  if (known?.version !== bucket.version) factsByBucket.set(bucket, (known = { version: bucket.version, facts: Array.from(bucket.objects, statusFacts) }));
-  return known.facts;
+  return (bucket.held ??= Array.from(bucket.objects, statusFacts)) as readonly StatusFacts[];
 }
 
 /** The facts of the pods a decoration's selector selects in its namespace, live or not. */

@@ -21,13 +21,13 @@ export function controlledByKey(owner: KubeObject): string {
 }
 
 /**
- * The objects filed under one index value, live, and a number that changes whenever they do
- * (unique over the cache's life, a bucket made anew included): what a reader derives from the
- * objects holds while the number does. The same bucket object while it has objects.
+ * The objects filed under one index value, live; the same bucket object while it has objects.
+ * `held` is what a reader derived from them (status.ts: its pods' facts), which the cache forgets
+ * whenever they change: nothing derived from objects gone or replaced is kept alive by it.
  */
 export interface IndexBucket<T> {
   readonly objects: ReadonlySet<T>;
-  readonly version: number;
+  held: unknown;
 }
 
 /** What readers of a cache may do: look up, never write. */
@@ -42,7 +42,7 @@ export interface Lister<T extends KubeObject> {
   addIndex(name: string, indexFunc: IndexFunc<T>): void;
   hasIndex(name: string): boolean;
   byIndex(name: string, value: string): T[];
-  /** The objects under `value`, live and versioned; undefined when there are none. */
+  /** The objects under `value`, live, with what a reader holds of them; undefined when there are none. */
   indexBucket(name: string, value: string): IndexBucket<T> | undefined;
   indexKeys(name: string, value: string): string[];
 }
@@ -51,9 +51,7 @@ export class Cache<T extends KubeObject> implements Lister<T> {
   readonly #items = new Map<string, T>();
   readonly #indexFuncs = new Map<string, IndexFunc<T>>();
   /** index name → value → objects */
-  readonly #indexes = new Map<string, Map<string, { objects: Set<T>; version: number }>>();
-  /** Changes to index buckets so far: each change gives its bucket the next number. */
-  #bucketChanges = 0;
+  readonly #indexes = new Map<string, Map<string, { objects: Set<T>; held: unknown }>>();
 
   constructor() {
     this.addIndex(namespaceIndex, (object) => [object.metadata?.namespace ?? ""]);
@@ -134,9 +132,9 @@ export class Cache<T extends KubeObject> implements Lister<T> {
     const index = this.#indexes.get(name)!;
     for (const value of indexFunc(object)) {
       let bucket = index.get(value);
-      if (bucket === undefined) index.set(value, (bucket = { objects: new Set(), version: 0 }));
+      if (bucket === undefined) index.set(value, (bucket = { objects: new Set(), held: undefined }));
       bucket.objects.add(object);
-      bucket.version = ++this.#bucketChanges;
+      bucket.held = undefined;
     }
   }
 
@@ -148,7 +146,7 @@ export class Cache<T extends KubeObject> implements Lister<T> {
         const bucket = index.get(value);
         if (bucket === undefined) continue;
         bucket.objects.delete(object);
-        bucket.version = ++this.#bucketChanges;
+        bucket.held = undefined;
         if (bucket.objects.size === 0) index.delete(value);
       }
     }

@@ -1,6 +1,5 @@
-// The cache's index buckets (cache.ts): live, and versioned so that what a reader derives from
-// a bucket's objects (status.ts holds pods' facts per bucket) is derived again once, and only
-// once, the bucket changed.
+// The cache's index buckets (cache.ts): live, with what a reader derived from their objects
+// (status.ts holds pods' facts there) forgotten whenever they change, and only then.
 import { describe, expect, it } from "vitest";
 import { Cache, namespaceIndex } from "../../../src/controller/runtime/cache.ts";
 import type { KubeObject } from "../../../src/kube/objects.ts";
@@ -20,35 +19,36 @@ describe("Cache.indexBucket", () => {
     expect(() => cache.indexBucket("none", "shop")).toThrow(/no index named "none"/);
   });
 
-  it("changes its version with every object filed, replaced or removed, and keeps it while others' buckets change", () => {
+  it("forgets what a reader holds when an object is filed, replaced or removed there, and only then", () => {
     const cache = new Cache<KubeObject>();
     cache.addIndex("team", (filed) => [filed.metadata?.labels?.["team"] ?? ""]);
     cache.upsert(object("shop", "a", { team: "red" }));
     cache.upsert(object("shop", "b", { team: "blue" }));
     const red = cache.indexBucket("team", "red")!;
-    const seen = [red.version];
-    const versionAfter = (change: () => void) => {
+    const heldAfter = (change: () => void) => {
+      red.held = "derived";
       change();
-      seen.push(red.version);
-      return red.version;
+      return red.held;
     };
-    expect(versionAfter(() => cache.upsert(object("shop", "b", { team: "green" })))).toBe(seen[0]);
-    expect(versionAfter(() => cache.upsert(object("shop", "c", { team: "red" })))).not.toBe(seen.at(-2));
-    expect(versionAfter(() => cache.upsert(object("shop", "a", { team: "red", tier: "web" })))).not.toBe(seen.at(-2));
-    expect(versionAfter(() => cache.delete("shop/c"))).not.toBe(seen.at(-2));
+    // Another bucket's change.
+    expect(heldAfter(() => cache.upsert(object("shop", "b", { team: "green" })))).toBe("derived");
+    expect(heldAfter(() => cache.upsert(object("shop", "c", { team: "red" })))).toBeUndefined();
+    expect(heldAfter(() => cache.upsert(object("shop", "a", { team: "red", tier: "web" })))).toBeUndefined();
+    expect(heldAfter(() => cache.delete("shop/c"))).toBeUndefined();
+    expect(heldAfter(() => cache.delete("shop/b"))).toBe("derived");
     expect(names(red.objects)).toEqual(["a"]);
   });
 
-  it("is a new bucket, with a version never given before, once emptied and filled again", () => {
+  it("is a new bucket, holding nothing, once emptied and filled again", () => {
     const cache = new Cache<KubeObject>();
     cache.upsert(object("shop", "a"));
     const first = cache.indexBucket(namespaceIndex, "shop")!;
-    const firstVersion = first.version;
+    first.held = "derived";
     cache.delete("shop/a");
     expect(cache.indexBucket(namespaceIndex, "shop")).toBeUndefined();
     cache.upsert(object("shop", "a"));
     const second = cache.indexBucket(namespaceIndex, "shop")!;
     expect(second).not.toBe(first);
-    expect(second.version).toBeGreaterThan(firstVersion);
+    expect(second.held).toBeUndefined();
   });
 });
