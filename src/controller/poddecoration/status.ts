@@ -4,7 +4,6 @@ import type { Condition } from "../../api/kubernetes.ts";
 import type { PodDecoration, PodDecorationStatus, PodDecorationTemplate } from "../../api/poddecoration.ts";
 import { recordedRevisions } from "../../decoration/recording.ts";
 import { isLivePod, isMatchedPod, isPodReady, type PodLike } from "../../decoration/rollout.ts";
-import { selectorMatches } from "../../decoration/selector.ts";
 import type { Pod } from "../../kube/objects.ts";
 import type { IndexBucket, Lister } from "../runtime/cache.ts";
 import { exactSelection, podsForSelector, recordingBucket, scanForRecording } from "./pod-indexes.ts";
@@ -170,13 +169,13 @@ export function bucketFacts(bucket: IndexBucket<StatusPod> | undefined): readonl
   return (bucket.held ??= Array.from(bucket.objects, statusFacts)) as readonly StatusFacts[];
 }
 
-/** The facts of the pods a decoration's selector selects in its namespace, live or not. */
+/** The facts of the pods a decoration's selector selects in its namespace (some perhaps not live: status skips those). */
 export function selectedFacts(pods: Lister<Pod>, decoration: PodDecoration): readonly StatusFacts[] {
   const exact = exactSelection(pods, decoration);
   if (exact !== undefined) return bucketFacts(exact.bucket);
   const selectable = podsForSelector(pods, decoration);
-  const selected = selectable.selected ? selectable.pods : selectable.pods.filter((pod) => (pod.metadata?.namespace ?? "") === (decoration.metadata.namespace ?? "") && selectorMatches(decoration.spec.selector, pod.metadata?.labels));
-  return selected.map(statusFacts);
+  // Pods it does not match are not live, or not selected: status skips both.
+  return (selectable.selected ? selectable.pods : selectable.pods.filter((pod) => isMatchedPod(decoration, pod))).map(statusFacts);
 }
 
 /** The facts of the pods recording decoration `key` (decoration-kind.ts) in `namespace`, or in every namespace. */
